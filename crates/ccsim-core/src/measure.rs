@@ -1,0 +1,258 @@
+//! Measurement: per-flow and per-queue counters, sampled time series, and the columnar
+//! tables results leave the engine in (one `Vec` per column, never one object per sample).
+
+use crate::packet::Packet;
+use crate::queue::DropReason;
+use crate::units::{to_secs, Time};
+
+/// Counters of one link direction's queue. Time averages cover `[since, now]`.
+#[derive(Clone, Debug, Default)]
+pub struct QueueStats {
+    pub arrivals: u64,
+    pub arrival_bytes: u64,
+    pub departures: u64,
+    pub departure_bytes: u64,
+    pub drops: [u64; DropReason::COUNT],
+    pub drop_bytes: [u64; DropReason::COUNT],
+    pub max_pkts: u64,
+    pub max_bytes: u64,
+    /// Nanoseconds spent serializing (utilisation = busy / window).
+    pub busy_ns: u64,
+    area_pkts: u128,
+    area_bytes: u128,
+    last: Time,
+    pub since: Time,
+}
+
+impl QueueStats {
+    #[inline]
+    fn advance(&mut self, now: Time, len_pkts: usize, len_bytes: u64) {
+        let dt = (now - self.last) as u128;
+        self.area_pkts += dt * len_pkts as u128;
+        self.area_bytes += dt * len_bytes as u128;
+        self.last = now;
+    }
+
+    /// Called before an arrival is offered to the queue (queue lengths before it).
+    #[inline]
+    pub fn on_arrival(&mut self, now: Time, len_pkts: usize, len_bytes: u64, size: u32) {
+        self.advance(now, len_pkts, len_bytes);
+        self.arrivals += 1;
+        self.arrival_bytes += size as u64;
+        // The arrival may be accepted: track the peak it would create.
+        self.max_pkts = self.max_pkts.max(len_pkts as u64 + 1);
+        self.max_bytes = self.max_bytes.max(len_bytes + size as u64);
+    }
+
+    /// Called before a departure (queue lengths before it).
+    #[inline]
+    pub fn on_departure(&mut self, now: Time, len_pkts: usize, len_bytes: u64, size: u32) {
+        self.advance(now, len_pkts, len_bytes);
+        self.departures += 1;
+        self.departure_bytes += size as u64;
+    }
+
+    #[inline]
+    pub fn on_drop(&mut self, reason: DropReason, size: u32) {
+        self.drops[reason as usize] += 1;
+        self.drop_bytes[reason as usize] += size as u64;
+    }
+
+    /// Restarts the counters at `now` (end of warm-up) for a queue currently holding
+    /// `len_pkts` / `len_bytes`.
+    pub fn reset(&mut self, now: Time, len_pkts: usize, len_bytes: u64) {
+        *self = QueueStats { last: now, since: now, max_pkts: len_pkts as u64, max_bytes: len_bytes, ..Default::default() };
+    }
+
+    /// Time-averaged queue length (packets, bytes) over `[since, now]`.
+    pub fn mean_len(&mut self, now: Time, len_pkts: usize, len_bytes: u64) -> (f64, f64) {
+        self.advance(now, len_pkts, len_bytes);
+        let w = (now - self.since) as f64;
+        if w <= 0.0 {
+            return (len_pkts as f64, len_bytes as f64);
+        }
+        (self.area_pkts as f64 / w, self.area_bytes as f64 / w)
+    }
+
+    /// Drops for every reason but wire loss.
+    pub fn queue_drops(&self) -> u64 {
+        self.drops.iter().sum::<u64>() - self.drops[DropReason::Loss as usize]
+    }
+}
+
+/// Where a flow's packets were dropped.
+#[derive(Clone, Debug)]
+pub struct DropSite {
+    pub link: u32,
+    pub reason: DropReason,
+    /// True for packets travelling from sender to receiver (data), false for the reverse.
+    pub forward: bool,
+    pub pkts: u64,
+    pub bytes: u64,
+}
+
+/// Counters of one flow. "Forward" packets go from the flow's source to its sink.
+#[derive(Clone, Debug, Default)]
+pub struct FlowStats {
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub delivered_pkts: u64,
+    pub delivered_bytes: u64,
+    /// Unique application payload bytes delivered (set by the receiving agent).
+    pub goodput_bytes: u64,
+    pub reverse_sent_pkts: u64,
+    pub reverse_delivered_pkts: u64,
+    pub drop_sites: Vec<DropSite>,
+    pub delay_sum_ns: u128,
+    pub delay_min_ns: u64,
+    pub delay_max_ns: u64,
+    pub since: Time,
+}
+
+impl FlowStats {
+    #[inline]
+    pub fn on_drop(&mut self, link: u32, reason: DropReason, p: &Packet) {
+        let forward = p.kind != crate::packet::Kind::Ack;
+        match self.drop_sites.iter_mut().find(|s| s.link == link && s.reason == reason && s.forward == forward) {
+            Some(s) => {
+                s.pkts += 1;
+                s.bytes += p.size as u64;
+            }
+            None => self.drop_sites.push(DropSite { link, reason, forward, pkts: 1, bytes: p.size as u64 }),
+        }
+    }
+
+    #[inline]
+    pub fn on_delivered(&mut self, now: Time, p: &Packet) {
+        self.delivered_pkts += 1;
+        self.delivered_bytes += p.size as u64;
+        let d = now - p.sent_at;
+        if self.delivered_pkts == 1 || d < self.delay_min_ns {
+            self.delay_min_ns = d;
+        }
+        self.delay_max_ns = self.delay_max_ns.max(d);
+        self.delay_sum_ns += d as u128;
+    }
+
+    /// Forward packets dropped in queues / lost on the wire.
+    pub fn forward_drops(&self) -> (u64, u64) {
+        let mut q = 0;
+        let mut l = 0;
+        for s in self.drop_sites.iter().filter(|s| s.forward) {
+            if s.reason == DropReason::Loss {
+                l += s.pkts
+            } else {
+                q += s.pkts
+            }
+        }
+        (q, l)
+    }
+
+    pub fn reset(&mut self, now: Time) {
+        *self = FlowStats { since: now, ..Default::default() };
+    }
+
+    pub fn mean_delay_s(&self) -> f64 {
+        if self.delivered_pkts == 0 {
+            f64::NAN
+        } else {
+            to_secs(1) * (self.delay_sum_ns as f64 / self.delivered_pkts as f64)
+        }
+    }
+}
+
+/// One column of a result table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    F64(Vec<f64>),
+    I64(Vec<i64>),
+    Str(Vec<String>),
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::F64(v) => v.len(),
+            Column::I64(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A columnar table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub columns: Vec<(String, Column)>,
+}
+
+impl Table {
+    pub fn push(&mut self, name: &str, col: Column) {
+        self.columns.push((name.to_string(), col));
+    }
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+    pub fn f64(&self, name: &str) -> Option<&[f64]> {
+        match self.column(name)? {
+            Column::F64(v) => Some(v),
+            _ => None,
+        }
+    }
+    pub fn i64(&self, name: &str) -> Option<&[i64]> {
+        match self.column(name)? {
+            Column::I64(v) => Some(v),
+            _ => None,
+        }
+    }
+    pub fn rows(&self) -> usize {
+        self.columns.first().map(|(_, c)| c.len()).unwrap_or(0)
+    }
+}
+
+/// A sampled time series: `time` plus named f64 columns, filled in place.
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub name: String,
+    pub names: Vec<String>,
+    pub data: Vec<Vec<f64>>,
+}
+
+impl Series {
+    pub fn new(name: String, names: Vec<String>) -> Self {
+        let data = names.iter().map(|_| Vec::new()).collect();
+        Series { name, names, data }
+    }
+    /// Appends one row (must have one value per column).
+    pub fn push_row(&mut self, row: &[f64]) {
+        debug_assert_eq!(row.len(), self.data.len());
+        for (col, v) in self.data.iter_mut().zip(row) {
+            col.push(*v);
+        }
+    }
+    pub fn into_table(self) -> Table {
+        Table { columns: self.names.into_iter().zip(self.data.into_iter().map(Column::F64)).collect() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_average_is_exact() {
+        let mut s = QueueStats::default();
+        // Empty for 10 ns, 1 packet for 10 ns, 3 packets for 20 ns.
+        s.on_arrival(10, 0, 0, 100);
+        s.on_arrival(20, 1, 100, 100);
+        s.on_arrival(20, 2, 200, 100);
+        let (p, b) = s.mean_len(40, 3, 300);
+        assert_eq!(p, (10.0 * 1.0 + 20.0 * 3.0) / 40.0);
+        assert_eq!(b, (10.0 * 100.0 + 20.0 * 300.0) / 40.0);
+        assert_eq!(s.max_pkts, 3);
+        s.reset(40, 3, 300);
+        assert_eq!(s.mean_len(50, 3, 300).0, 3.0);
+    }
+}

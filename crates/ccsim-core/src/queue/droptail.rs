@@ -1,0 +1,89 @@
+//! DropTail: FIFO that drops arrivals when full (limit in packets or bytes).
+
+use super::{reserve_for, DropReason, Dropped, Fifo, Limit, Queue};
+use crate::packet::{PacketPool, PktId};
+use crate::units::Time;
+
+pub struct DropTail {
+    fifo: Fifo,
+    limit: Limit,
+}
+
+impl DropTail {
+    pub fn new(limit: Limit) -> Self {
+        DropTail { fifo: Fifo::with_capacity(reserve_for(limit)), limit }
+    }
+}
+
+impl Queue for DropTail {
+    #[inline]
+    fn enqueue(&mut self, _now: Time, id: PktId, pool: &PacketPool, dropped: &mut Dropped) {
+        if self.limit.admits(&self.fifo, pool.get(id).size) {
+            self.fifo.push(id, pool);
+        } else {
+            dropped.push((id, DropReason::Overflow));
+        }
+    }
+    #[inline]
+    fn dequeue(&mut self, _now: Time, pool: &PacketPool) -> Option<PktId> {
+        self.fifo.pop(pool)
+    }
+    fn len_pkts(&self) -> usize {
+        self.fifo.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::Packet;
+
+    fn pkt(pool: &mut PacketPool, size: u32) -> PktId {
+        pool.alloc(Packet { size, ..Default::default() })
+    }
+
+    #[test]
+    fn never_exceeds_packet_limit() {
+        let mut pool = PacketPool::new();
+        let mut q = DropTail::new(Limit::Packets(3));
+        let mut dropped = Vec::new();
+        for _ in 0..10 {
+            let id = pkt(&mut pool, 1000);
+            q.enqueue(0, id, &pool, &mut dropped);
+            assert!(q.len_pkts() <= 3);
+        }
+        assert_eq!(q.len_pkts(), 3);
+        assert_eq!(dropped.len(), 7);
+        assert!(dropped.iter().all(|d| d.1 == DropReason::Overflow));
+    }
+
+    #[test]
+    fn never_exceeds_byte_limit() {
+        let mut pool = PacketPool::new();
+        let mut q = DropTail::new(Limit::Bytes(2500));
+        let mut dropped = Vec::new();
+        for size in [1000, 1000, 1000, 400, 100, 1] {
+            let id = pkt(&mut pool, size);
+            q.enqueue(0, id, &pool, &mut dropped);
+            assert!(q.len_bytes() <= 2500);
+        }
+        assert_eq!(q.len_bytes(), 2500);
+        assert_eq!(dropped.len(), 2);
+        let first = q.dequeue(0, &pool).unwrap();
+        assert_eq!(pool.get(first).size, 1000);
+        assert_eq!(q.len_bytes(), 1500);
+    }
+}
+
+/// Scenario: `{ kind = "droptail", limit = 100 }` (packets; or `"64KB"` for bytes).
+pub fn parse(
+    o: &mut crate::scenario::Obj,
+    _link: &crate::scenario::LinkInfo,
+    errs: &mut crate::scenario::Errors,
+) -> Option<crate::scenario::QueueBuilder> {
+    let limit = crate::scenario::parse_limit(o, "limit", Limit::Packets(crate::scenario::DEFAULT_QUEUE_LIMIT), errs)?;
+    Some(Box::new(move |_| Box::new(DropTail::new(limit))))
+}

@@ -1,0 +1,137 @@
+//! Queue disciplines behind one trait.
+//!
+//! A queue holds packet ids (the packets themselves live in the [`PacketPool`]). It decides
+//! on arrival whether to accept, and may drop the arrival or other packets (drop-from-front,
+//! push-out); every drop is reported with its [`DropReason`] so the link can account it.
+//! A new discipline is one file implementing [`Queue`], its tests, and one line in
+//! [`crate::scenario`]'s queue registry.
+
+pub mod droptail;
+pub mod red;
+
+use crate::packet::{PacketPool, PktId};
+use crate::units::Time;
+use std::collections::VecDeque;
+
+pub use droptail::DropTail;
+pub use red::{Red, RedParams};
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum DropReason {
+    /// Buffer full (tail drop, or a full RED buffer).
+    Overflow = 0,
+    /// Early random drop (RED between the thresholds).
+    Early = 1,
+    /// Forced drop by an active queue (RED above max_th, or 2*max_th in gentle mode).
+    Forced = 2,
+    /// Lost on the wire by the link's loss model.
+    Loss = 3,
+    /// Dropped from the front of the queue to admit an arrival.
+    Front = 4,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 5] =
+        [DropReason::Overflow, DropReason::Early, DropReason::Forced, DropReason::Loss, DropReason::Front];
+    pub const COUNT: usize = 5;
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::Overflow => "overflow",
+            DropReason::Early => "early",
+            DropReason::Forced => "forced",
+            DropReason::Loss => "loss",
+            DropReason::Front => "front",
+        }
+    }
+}
+
+/// Packets a queue dropped during one operation (a reused buffer: no allocation per packet).
+pub type Dropped = Vec<(PktId, DropReason)>;
+
+/// A queue discipline.
+pub trait Queue: Send {
+    /// Offers packet `id`. Any packet dropped (the arrival or another) is pushed to `dropped`
+    /// and is no longer in the queue.
+    fn enqueue(&mut self, now: Time, id: PktId, pool: &PacketPool, dropped: &mut Dropped);
+    /// Takes the next packet to transmit.
+    fn dequeue(&mut self, now: Time, pool: &PacketPool) -> Option<PktId>;
+    /// Packets queued.
+    fn len_pkts(&self) -> usize;
+    /// Bytes queued.
+    fn len_bytes(&self) -> u64;
+    /// Names of extra state exposed to traces (e.g. RED's average).
+    fn probe_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Appends the current values of [`Queue::probe_names`] to `out`.
+    fn probe(&self, _out: &mut Vec<f64>) {}
+}
+
+/// A queue's capacity: in packets or in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+impl Limit {
+    /// Whether a packet of `size` bytes fits in `fifo`.
+    #[inline]
+    pub fn admits(&self, fifo: &Fifo, size: u32) -> bool {
+        match *self {
+            Limit::Packets(n) => (fifo.len() as u64) < n,
+            Limit::Bytes(b) => fifo.bytes() + size as u64 <= b,
+        }
+    }
+}
+
+/// The FIFO storage shared by the disciplines: ids plus a byte count.
+#[derive(Default)]
+pub struct Fifo {
+    q: VecDeque<PktId>,
+    bytes: u64,
+}
+
+impl Fifo {
+    pub fn with_capacity(n: usize) -> Self {
+        Fifo { q: VecDeque::with_capacity(n), bytes: 0 }
+    }
+    #[inline]
+    pub fn push(&mut self, id: PktId, pool: &PacketPool) {
+        self.bytes += pool.get(id).size as u64;
+        self.q.push_back(id);
+    }
+    #[inline]
+    pub fn pop(&mut self, pool: &PacketPool) -> Option<PktId> {
+        let id = self.q.pop_front()?;
+        self.bytes -= pool.get(id).size as u64;
+        Some(id)
+    }
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// Initial capacity to reserve for a queue with this limit (bounded, so huge limits do
+/// not reserve huge memory up front).
+pub(crate) fn reserve_for(limit: Limit) -> usize {
+    match limit {
+        Limit::Packets(n) => n.min(4096) as usize + 1,
+        Limit::Bytes(b) => (b / 500).min(4096) as usize + 1,
+    }
+}
+
+/// Queue kinds by scenario name: one line per discipline.
+pub const REGISTRY: &[(&str, crate::scenario::QueueParser)] = &[("droptail", droptail::parse), ("red", red::parse)];

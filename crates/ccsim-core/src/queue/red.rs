@@ -1,0 +1,356 @@
+//! RED (Floyd & Jacobson 1993) as ns-2.35's `Queue/RED` implements it, in packet mode.
+//!
+//! - Average on each arrival `avg = (1 − w_q)·avg + w_q·q`; after an idle period of T the
+//!   first arrival first decays `avg` by `(1 − w_q)^m`, `m = ptc·T`.
+//! - Between the thresholds `p_b = max_p·(avg − min_th)/(max_th − min_th)`; gentle mode
+//!   extends it linearly to 1 at `2·max_th`; above that (or above `max_th` without gentle)
+//!   every arrival is dropped (forced).
+//! - `count` spaces drops: with `wait` (ns-2 default) `p_a = 0` if `count·p_b < 1`,
+//!   `p_b/(2 − count·p_b)` if `< 2`, else 1; without it `p_a = p_b/(1 − count·p_b)`.
+//! - No early drop while the instantaneous queue holds at most one packet; when `avg`
+//!   first crosses `min_th` that arrival only starts the count.
+//!
+//! Defaults follow ns-2.35: when thresholds are not given, `min_th = max(5, 0.005·ptc/2)`
+//! and `max_th = 3·min_th`; `w_q = 1 − exp(−1/(10·RTT·ptc))` with
+//! `RTT = max(0.1, 3·(delay + 1/ptc))`; `max_p = 0.1`; gentle and wait on;
+//! `mean_pktsize = 500` B; `ptc = rate/(8·mean_pktsize)`.
+
+use super::{reserve_for, DropReason, Dropped, Fifo, Limit, Queue};
+use crate::packet::{PacketPool, PktId};
+use crate::rng::{Rng, SimRng};
+use crate::units::{to_secs, Time};
+
+/// Resolved RED parameters (thresholds in packets).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedParams {
+    pub limit: Limit,
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub w_q: f64,
+    pub gentle: bool,
+    pub wait: bool,
+    /// Packets per second at the link rate with mean-size packets (idle decay).
+    pub ptc: f64,
+}
+
+impl RedParams {
+    /// ns-2.35 automatic parameters for a link of `rate_bps` and one-way `delay`.
+    pub fn ns2_auto_min_th(ptc: f64) -> f64 {
+        (0.005 * ptc / 2.0).max(5.0)
+    }
+    pub fn ns2_auto_w_q(ptc: f64, delay: Time) -> f64 {
+        let rtt = (3.0 * (to_secs(delay) + 1.0 / ptc)).max(0.1);
+        1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
+    }
+    pub fn ptc(rate_bps: u64, mean_pktsize: f64) -> f64 {
+        rate_bps as f64 / (8.0 * mean_pktsize)
+    }
+}
+
+pub struct Red {
+    fifo: Fifo,
+    p: RedParams,
+    avg: f64,
+    count: i64,
+    /// Whether avg was above min_th at the previous arrival (ns-2 `edv_.old`).
+    old: bool,
+    idle_since: Option<Time>,
+    rng: SimRng,
+    last_p: f64,
+}
+
+impl Red {
+    pub fn new(p: RedParams, rng: SimRng) -> Self {
+        Red {
+            fifo: Fifo::with_capacity(reserve_for(p.limit)),
+            p,
+            avg: 0.0,
+            count: -1,
+            old: false,
+            idle_since: Some(0),
+            rng,
+            last_p: 0.0,
+        }
+    }
+
+    /// Current average queue length (packets).
+    pub fn avg(&self) -> f64 {
+        self.avg
+    }
+
+    /// The un-spaced drop probability `p_b` for an average `avg` (the configured curve).
+    pub fn p_b(&self, avg: f64) -> f64 {
+        let p = &self.p;
+        let v = if avg >= p.max_th {
+            if p.gentle {
+                p.max_p + (1.0 - p.max_p) * (avg - p.max_th) / p.max_th
+            } else {
+                1.0
+            }
+        } else {
+            p.max_p * (avg - p.min_th) / (p.max_th - p.min_th)
+        };
+        v.clamp(0.0, 1.0)
+    }
+
+    /// Drop probability after count-based spacing.
+    fn p_a(&self, p_b: f64, count: i64) -> f64 {
+        let c = count as f64;
+        let v = if self.p.wait {
+            if c * p_b < 1.0 {
+                0.0
+            } else if c * p_b < 2.0 {
+                p_b / (2.0 - c * p_b)
+            } else {
+                1.0
+            }
+        } else if c * p_b < 1.0 {
+            p_b / (1.0 - c * p_b)
+        } else {
+            1.0
+        };
+        v.min(1.0)
+    }
+
+    fn update_avg(&mut self, now: Time) {
+        let w = self.p.w_q;
+        let q = self.fifo.len() as f64;
+        let m = match self.idle_since.take() {
+            Some(t) => (self.p.ptc * to_secs(now.saturating_sub(t))) as i32,
+            None => 0,
+        };
+        // ns-2 estimator(): (1−w)^(m+1)·avg + w·q.
+        self.avg = self.avg * (1.0 - w).powi(m + 1) + w * q;
+    }
+
+    /// The arrival's fate: `None` = accept, `Some(reason)` = drop.
+    fn decide(&mut self) -> Option<DropReason> {
+        let p = &self.p;
+        let qlen = self.fifo.len();
+        if self.avg >= p.min_th && qlen > 1 {
+            let forced = if p.gentle { self.avg >= 2.0 * p.max_th } else { self.avg >= p.max_th };
+            if forced {
+                self.count = 0;
+                self.old = true;
+                return Some(DropReason::Forced);
+            }
+            if !self.old {
+                self.count = 1;
+                self.old = true;
+                return None;
+            }
+            self.count += 1;
+            let pb = self.p_b(self.avg);
+            let pa = self.p_a(pb, self.count);
+            self.last_p = pa;
+            let u: f64 = self.rng.gen();
+            if u <= pa && pa > 0.0 {
+                self.count = 0;
+                return Some(DropReason::Early);
+            }
+            None
+        } else {
+            self.old = false;
+            self.count = -1;
+            self.last_p = 0.0;
+            None
+        }
+    }
+}
+
+impl Queue for Red {
+    fn enqueue(&mut self, now: Time, id: PktId, pool: &PacketPool, dropped: &mut Dropped) {
+        self.update_avg(now);
+        if let Some(reason) = self.decide() {
+            dropped.push((id, reason));
+            return;
+        }
+        if self.p.limit.admits(&self.fifo, pool.get(id).size) {
+            self.fifo.push(id, pool);
+        } else {
+            self.count = 0;
+            dropped.push((id, DropReason::Overflow));
+        }
+    }
+
+    fn dequeue(&mut self, now: Time, pool: &PacketPool) -> Option<PktId> {
+        let id = self.fifo.pop(pool);
+        if self.fifo.is_empty() && self.idle_since.is_none() {
+            self.idle_since = Some(now);
+        }
+        id
+    }
+
+    fn len_pkts(&self) -> usize {
+        self.fifo.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+    fn probe_names(&self) -> &'static [&'static str] {
+        &["red_avg", "red_p"]
+    }
+    fn probe(&self, out: &mut Vec<f64>) {
+        out.push(self.avg);
+        out.push(self.last_p);
+    }
+}
+
+/// Scenario: `{ kind = "red", limit = 50, min_th = 5, max_th = 15, max_p = 0.1, w_q = 0.002,
+/// gentle = true, wait = true, mean_pktsize = 500 }`; omitted thresholds and `w_q` take
+/// ns-2.35's automatic values for the link.
+pub fn parse(
+    o: &mut crate::scenario::Obj,
+    link: &crate::scenario::LinkInfo,
+    errs: &mut crate::scenario::Errors,
+) -> Option<crate::scenario::QueueBuilder> {
+    let limit = crate::scenario::parse_limit(o, "limit", Limit::Packets(crate::scenario::DEFAULT_QUEUE_LIMIT), errs);
+    let mean = o.size("mean_pktsize", errs).unwrap_or(500) as f64;
+    let ptc = RedParams::ptc(link.rate_bps, mean);
+    let min_th = o.float("min_th", 0.0, 1e9, errs);
+    let max_th = o.float("max_th", 0.0, 1e9, errs);
+    let min_th = min_th.unwrap_or_else(|| RedParams::ns2_auto_min_th(ptc));
+    let max_th = max_th.unwrap_or(3.0 * min_th);
+    if max_th <= min_th {
+        errs.add(o.at("max_th"), format!("max_th ({max_th}) must be greater than min_th ({min_th})"));
+        return None;
+    }
+    let max_p = o.float("max_p", 0.0, 1.0, errs).unwrap_or(0.1);
+    let w_q = o.float("w_q", 1e-9, 1.0, errs).unwrap_or_else(|| RedParams::ns2_auto_w_q(ptc, link.delay));
+    let gentle = o.boolean("gentle", errs).unwrap_or(true);
+    let wait = o.boolean("wait", errs).unwrap_or(true);
+    let p = RedParams { limit: limit?, min_th, max_th, max_p, w_q, gentle, wait, ptc };
+    Some(Box::new(move |rng| Box::new(Red::new(p.clone(), rng))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::Packet;
+    use crate::rng::stream;
+
+    fn params(gentle: bool, wait: bool) -> RedParams {
+        RedParams {
+            limit: Limit::Packets(1000),
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 1.0,
+            gentle,
+            wait,
+            ptc: 1000.0,
+        }
+    }
+
+    /// Expected long-run drop rate for a constant p_b under count-based spacing:
+    /// 1 / E[arrivals between drops], computed exactly from the survival function.
+    fn expected_rate(red: &Red, pb: f64) -> f64 {
+        let mut surv = 1.0;
+        let mut mean = 0.0;
+        for count in 1..100_000i64 {
+            mean += surv;
+            surv *= 1.0 - red.p_a(pb, count);
+            if surv < 1e-15 {
+                break;
+            }
+        }
+        1.0 / mean
+    }
+
+    /// Holds the queue at `qlen` packets (w_q = 1, so avg = qlen) and measures the
+    /// fraction of arrivals dropped.
+    fn measured_rate(red: &mut Red, pool: &mut PacketPool, qlen: usize, n: usize) -> f64 {
+        let mut dropped = Vec::new();
+        while red.len_pkts() < qlen {
+            let id = pool.alloc(Packet { size: 1000, ..Default::default() });
+            red.fifo.push(id, pool);
+        }
+        red.idle_since = None;
+        // Two arrivals to settle `old`.
+        let mut drops = 0;
+        for i in 0..n + 2 {
+            let id = pool.alloc(Packet { size: 1000, ..Default::default() });
+            dropped.clear();
+            red.enqueue(0, id, pool, &mut dropped);
+            if dropped.is_empty() {
+                let out = red.dequeue(0, pool).unwrap();
+                pool.free(out);
+                red.idle_since = None;
+            } else {
+                pool.free(id);
+                if i >= 2 {
+                    drops += 1;
+                }
+            }
+        }
+        drops as f64 / n as f64
+    }
+
+    #[test]
+    fn drop_rate_follows_configured_curve() {
+        for &(gentle, wait) in &[(true, true), (false, false), (true, false)] {
+            for &qlen in &[8usize, 10, 14, 18, 25] {
+                let mut red = Red::new(params(gentle, wait), stream(qlen as u64, "red"));
+                let mut pool = PacketPool::new();
+                let n = 200_000;
+                let got = measured_rate(&mut red, &mut pool, qlen, n);
+                let avg = qlen as f64;
+                let forced = if gentle { avg >= 30.0 } else { avg >= 15.0 };
+                let want = if forced { 1.0 } else { expected_rate(&red, red.p_b(avg)) };
+                // Binomial-ish tolerance: 5 standard errors, plus a small absolute floor.
+                let tol = 5.0 * (want * (1.0 - want) / n as f64).sqrt() + 1e-3;
+                assert!(
+                    (got - want).abs() <= tol,
+                    "gentle={gentle} wait={wait} q={qlen}: measured {got:.5}, expected {want:.5}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn curve_shape() {
+        let red = Red::new(params(true, true), stream(1, "red"));
+        assert_eq!(red.p_b(5.0), 0.0);
+        assert!((red.p_b(10.0) - 0.05).abs() < 1e-12);
+        assert!((red.p_b(15.0) - 0.1).abs() < 1e-12);
+        assert!((red.p_b(22.5) - 0.55).abs() < 1e-12);
+        assert_eq!(red.p_b(30.0), 1.0);
+        let red = Red::new(params(false, true), stream(1, "red"));
+        assert_eq!(red.p_b(15.0), 1.0);
+    }
+
+    #[test]
+    fn below_min_th_never_drops_and_idle_decays() {
+        let mut p = params(true, true);
+        p.w_q = 0.002;
+        let mut red = Red::new(p, stream(1, "red"));
+        let mut pool = PacketPool::new();
+        let mut dropped = Vec::new();
+        for _ in 0..4 {
+            let id = pool.alloc(Packet { size: 1000, ..Default::default() });
+            red.enqueue(0, id, &pool, &mut dropped);
+        }
+        assert!(dropped.is_empty());
+        let a = red.avg();
+        while let Some(id) = red.dequeue(1_000_000, &pool) {
+            pool.free(id);
+        }
+        // One second idle at ptc = 1000: avg decays by (1-w)^1001 then adds w·0.
+        let id = pool.alloc(Packet { size: 1000, ..Default::default() });
+        red.enqueue(1_001_000_000, id, &pool, &mut dropped);
+        let expect = a * (1.0f64 - 0.002).powi(1001);
+        assert!((red.avg() - expect).abs() < 1e-12, "{} vs {}", red.avg(), expect);
+    }
+
+    #[test]
+    fn ns2_auto_parameters() {
+        // 10 Mb/s, 500 B mean: ptc = 2500 pkt/s; min_th = max(5, 6.25) = 6.25.
+        let ptc = RedParams::ptc(10_000_000, 500.0);
+        assert_eq!(ptc, 2500.0);
+        assert_eq!(RedParams::ns2_auto_min_th(ptc), 6.25);
+        let w = RedParams::ns2_auto_w_q(ptc, 10_000_000);
+        let rtt = 0.1f64.max(3.0 * (0.01 + 1.0 / 2500.0));
+        assert!((w - (1.0 - (-1.0 / (10.0 * rtt * 2500.0)).exp())).abs() < 1e-15);
+    }
+}

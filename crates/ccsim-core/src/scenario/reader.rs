@@ -1,0 +1,290 @@
+//! A small validating reader over a JSON value tree: every access names its path, every
+//! problem becomes a [`ScenarioError`] naming the exact field, the value and what is
+//! allowed, and unknown fields are reported with the list of known ones. Errors accumulate
+//! so a user sees all of them at once.
+
+use crate::units::{self, RATE_UNITS, SIZE_UNITS, TIME_UNITS};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// One problem in a scenario, at a path such as `links[2].delay`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// Accumulated errors.
+#[derive(Default, Debug)]
+pub struct Errors(pub Vec<ScenarioError>);
+
+impl Errors {
+    pub fn add(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.0.push(ScenarioError { path: path.into(), message: message.into() });
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Short rendering of a value for messages.
+pub fn show(v: &Value) -> String {
+    let s = match v {
+        Value::String(s) => format!("'{s}'"),
+        other => other.to_string(),
+    };
+    if s.len() > 60 {
+        format!("{}...", &s[..57])
+    } else {
+        s
+    }
+}
+
+pub fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// A table being read: tracks which keys were asked for, to report unknown ones.
+pub struct Obj<'v> {
+    pub path: String,
+    map: &'v Map<String, Value>,
+    known: Vec<&'static str>,
+}
+
+impl<'v> Obj<'v> {
+    /// Wraps `v` as a table, or records an error and returns `None`.
+    pub fn new(v: &'v Value, path: &str, errs: &mut Errors) -> Option<Obj<'v>> {
+        match v {
+            Value::Object(map) => Some(Obj { path: path.to_string(), map, known: Vec::new() }),
+            other => {
+                errs.add(path, format!("expected a table, got {}", show(other)));
+                None
+            }
+        }
+    }
+
+    pub fn at(&self, key: &str) -> String {
+        join(&self.path, key)
+    }
+
+    /// The raw value of `key`, if present.
+    pub fn get(&mut self, key: &'static str) -> Option<&'v Value> {
+        if !self.known.contains(&key) {
+            self.known.push(key);
+        }
+        self.map.get(key)
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.map.contains_key(key)
+    }
+
+    /// Declares keys as known without reading them here.
+    pub fn allow(&mut self, keys: &[&'static str]) {
+        for k in keys {
+            if !self.known.contains(k) {
+                self.known.push(k);
+            }
+        }
+    }
+
+    /// Reports keys nobody asked for.
+    pub fn finish(self, errs: &mut Errors) {
+        for key in self.map.keys() {
+            if !self.known.iter().any(|k| k == key) {
+                let mut known = self.known.clone();
+                known.sort_unstable();
+                errs.add(join(&self.path, key), format!("unknown field; allowed fields here: {}", known.join(", ")));
+            }
+        }
+    }
+
+    fn required(&mut self, key: &'static str, what: &str, errs: &mut Errors) -> Option<&'v Value> {
+        let v = self.get(key);
+        if v.is_none() {
+            errs.add(self.at(key), format!("missing required field ({what})"));
+        }
+        v
+    }
+
+    fn quantity(
+        &mut self,
+        key: &'static str,
+        errs: &mut Errors,
+        parse: fn(&str) -> Option<f64>,
+        what: &str,
+        units: &str,
+        example: &str,
+    ) -> Option<Option<f64>> {
+        let v = self.get(key)?;
+        let parsed = match v {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => parse(s),
+            _ => None,
+        };
+        match parsed {
+            Some(x) if x.is_finite() => Some(Some(x)),
+            _ => {
+                errs.add(
+                    self.at(key),
+                    format!("invalid {what} {}: expected a number or a string like '{example}' (units: {units})", show(v)),
+                );
+                Some(None)
+            }
+        }
+    }
+
+    /// A rate in bit/s, > 0. `None` if absent; errors recorded.
+    pub fn rate(&mut self, key: &'static str, errs: &mut Errors) -> Option<u64> {
+        let x = self.quantity(key, errs, units::parse_rate, "rate", RATE_UNITS, "10Mbps")??;
+        if x < 1.0 {
+            errs.add(self.at(key), format!("rate must be at least 1 bit/s, got {x}"));
+            return None;
+        }
+        Some(x.round() as u64)
+    }
+
+    pub fn req_rate(&mut self, key: &'static str, errs: &mut Errors) -> Option<u64> {
+        if !self.has(key) {
+            self.required(key, "a rate such as '10Mbps'", errs);
+            return None;
+        }
+        self.rate(key, errs)
+    }
+
+    /// A time >= 0 in ns. `None` if absent or invalid.
+    pub fn time(&mut self, key: &'static str, errs: &mut Errors) -> Option<u64> {
+        let x = self.quantity(key, errs, units::parse_time, "time", TIME_UNITS, "35ms")??;
+        if x < 0.0 {
+            errs.add(self.at(key), format!("time must not be negative, got {x} s"));
+            return None;
+        }
+        Some(units::secs(x))
+    }
+
+    pub fn req_time(&mut self, key: &'static str, errs: &mut Errors) -> Option<u64> {
+        if !self.has(key) {
+            self.required(key, "a time such as '35ms'", errs);
+            return None;
+        }
+        self.time(key, errs)
+    }
+
+    /// A size in bytes, >= 1.
+    pub fn size(&mut self, key: &'static str, errs: &mut Errors) -> Option<u32> {
+        let x = self.quantity(key, errs, units::parse_size, "size", SIZE_UNITS, "1500B")??;
+        if !(1.0..=65535.0 * 1024.0).contains(&x) || x.fract() != 0.0 {
+            errs.add(self.at(key), format!("size must be a whole number of bytes from 1 to 67107840, got {x}"));
+            return None;
+        }
+        Some(x as u32)
+    }
+
+    /// A float in `[lo, hi]`.
+    pub fn float(&mut self, key: &'static str, lo: f64, hi: f64, errs: &mut Errors) -> Option<f64> {
+        let v = self.get(key)?;
+        match v.as_f64() {
+            Some(x) if x.is_finite() && x >= lo && x <= hi => Some(x),
+            _ => {
+                errs.add(self.at(key), format!("expected a number from {lo} to {hi}, got {}", show(v)));
+                None
+            }
+        }
+    }
+
+    pub fn req_float(&mut self, key: &'static str, lo: f64, hi: f64, errs: &mut Errors) -> Option<f64> {
+        if !self.has(key) {
+            self.required(key, &format!("a number from {lo} to {hi}"), errs);
+            return None;
+        }
+        self.float(key, lo, hi, errs)
+    }
+
+    /// An integer in `[lo, hi]`.
+    pub fn int(&mut self, key: &'static str, lo: i64, hi: i64, errs: &mut Errors) -> Option<i64> {
+        let v = self.get(key)?;
+        let x = v.as_i64().or_else(|| v.as_u64().map(|u| u.min(i64::MAX as u64) as i64));
+        match x {
+            Some(x) if x >= lo && x <= hi => Some(x),
+            _ => {
+                errs.add(self.at(key), format!("expected a whole number from {lo} to {hi}, got {}", show(v)));
+                None
+            }
+        }
+    }
+
+    pub fn req_int(&mut self, key: &'static str, lo: i64, hi: i64, errs: &mut Errors) -> Option<i64> {
+        if !self.has(key) {
+            self.required(key, &format!("a whole number from {lo} to {hi}"), errs);
+            return None;
+        }
+        self.int(key, lo, hi, errs)
+    }
+
+    pub fn boolean(&mut self, key: &'static str, errs: &mut Errors) -> Option<bool> {
+        let v = self.get(key)?;
+        match v {
+            Value::Bool(b) => Some(*b),
+            other => {
+                errs.add(self.at(key), format!("expected true or false, got {}", show(other)));
+                None
+            }
+        }
+    }
+
+    pub fn string(&mut self, key: &'static str, errs: &mut Errors) -> Option<&'v str> {
+        let v = self.get(key)?;
+        match v {
+            Value::String(s) if !s.is_empty() => Some(s),
+            other => {
+                errs.add(self.at(key), format!("expected a non-empty string, got {}", show(other)));
+                None
+            }
+        }
+    }
+
+    pub fn req_string(&mut self, key: &'static str, errs: &mut Errors) -> Option<&'v str> {
+        if !self.has(key) {
+            self.required(key, "a string", errs);
+            return None;
+        }
+        self.string(key, errs)
+    }
+
+    /// One of `allowed`; `default` when absent (None = required).
+    pub fn choice(
+        &mut self,
+        key: &'static str,
+        allowed: &[&'static str],
+        default: Option<&'static str>,
+        errs: &mut Errors,
+    ) -> Option<&'static str> {
+        if !self.has(key) {
+            if default.is_none() {
+                self.required(key, &format!("one of: {}", allowed.join(", ")), errs);
+            }
+            self.get(key);
+            return default;
+        }
+        let v = self.get(key)?;
+        let found = v.as_str().and_then(|s| allowed.iter().find(|a| **a == s).copied());
+        if found.is_none() {
+            errs.add(self.at(key), format!("unknown value {}; allowed: {}", show(v), allowed.join(", ")));
+        }
+        found
+    }
+}

@@ -1,0 +1,435 @@
+//! A simulation: the world built from a validated [`Spec`], its event loop, and its results.
+
+use crate::agent::{Agent, Core, Ctx, TIMER_START, TIMER_STOP};
+use crate::engine::{Event, Scheduler, Side};
+use crate::measure::{Column, FlowStats, Series, Table};
+use crate::net::{LinkDir, Network, Node};
+use crate::packet::PacketPool;
+use crate::queue::DropReason;
+use crate::rng::stream;
+use crate::scenario::{Spec, TraceTarget};
+use crate::units::{to_secs, Time};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+struct FlowSlot {
+    name: String,
+    kind: &'static str,
+    src: u32,
+    dst: u32,
+    start: Time,
+    stop: Option<Time>,
+    sender: Box<dyn Agent>,
+    receiver: Box<dyn Agent>,
+}
+
+struct TraceState {
+    target: TraceTarget,
+    interval: Time,
+    series: Series,
+    prev_goodput: u64,
+    row: Vec<f64>,
+}
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// Reached the scenario's duration.
+    EndTime,
+    /// Reached `simulation.max_events`.
+    MaxEvents,
+    /// Asked to stop (e.g. Ctrl-C).
+    Interrupted,
+}
+
+impl StopReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::EndTime => "end_time",
+            StopReason::MaxEvents => "max_events",
+            StopReason::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// Everything a run produces.
+pub struct Results {
+    pub name: String,
+    pub seed: u64,
+    /// Simulated time reached, seconds.
+    pub sim_time_s: f64,
+    pub warmup_s: f64,
+    pub events: u64,
+    pub wall_s: f64,
+    pub stop: StopReason,
+    pub peak_packets: usize,
+    pub flows: Table,
+    pub queues: Table,
+    pub drops: Table,
+    pub series: Vec<(String, Table)>,
+}
+
+pub struct Simulation {
+    core: Core,
+    flows: Vec<FlowSlot>,
+    traces: Vec<TraceState>,
+    name: String,
+    seed: u64,
+    duration: Time,
+    warmup: Time,
+    max_events: Option<u64>,
+    queue_kinds: Vec<&'static str>,
+}
+
+impl Simulation {
+    /// Builds the world. Every random stream is keyed by the seed and a component's name.
+    pub fn new(spec: Spec) -> Self {
+        let seed = spec.seed;
+        let nodes: Vec<Node> = spec.nodes.iter().map(|n| Node { name: n.clone() }).collect();
+        let mut links = Vec::with_capacity(spec.links.len() * 2);
+        let mut queue_kinds = Vec::with_capacity(spec.links.len() * 2);
+        for l in &spec.links {
+            for (dir, (from, to)) in [(l.a, l.b), (l.b, l.a)].into_iter().enumerate() {
+                let dname = format!("{}->{}", spec.nodes[from as usize], spec.nodes[to as usize]);
+                let tag = if dir == 0 { "ab" } else { "ba" };
+                let queue = (l.queue[dir])(stream(seed, &format!("link:{}:{tag}:queue", l.name)));
+                let loss = l.loss[dir].as_ref().map(|b| b(stream(seed, &format!("link:{}:{tag}:loss", l.name))));
+                links.push(LinkDir::new(dname, l.name.clone(), dir == 0, from, to, l.rate_bps, l.delay, queue, loss));
+                queue_kinds.push(l.queue_kind[dir]);
+            }
+        }
+        let net = Network::new(nodes, links);
+        let mut sched = Scheduler::new();
+        let mut flows = Vec::with_capacity(spec.flows.len());
+        for (i, f) in spec.flows.into_iter().enumerate() {
+            let (sender, receiver) = (f.app)(stream(seed, &format!("flow:{}", f.name)));
+            sched.at(f.start, Event::Timer { flow: i as u32, side: Side::Sender, kind: TIMER_START, token: 0 });
+            if let Some(stop) = f.stop {
+                sched.at(stop, Event::Timer { flow: i as u32, side: Side::Sender, kind: TIMER_STOP, token: 0 });
+            }
+            flows.push(FlowSlot { name: f.name, kind: f.kind, src: f.src, dst: f.dst, start: f.start, stop: f.stop, sender, receiver });
+        }
+        if spec.warmup > 0 {
+            sched.at(spec.warmup, Event::WarmupEnd);
+        }
+        let mut traces = Vec::with_capacity(spec.traces.len());
+        for (i, t) in spec.traces.iter().enumerate() {
+            let (name, mut cols) = match t.target {
+                TraceTarget::Queue(ld) => {
+                    let l = &net.links[ld as usize];
+                    let mut c: Vec<String> =
+                        ["time", "len_pkts", "len_bytes", "arrivals", "departures", "drops"].iter().map(|s| s.to_string()).collect();
+                    c.extend(l.queue.probe_names().iter().map(|s| s.to_string()));
+                    if l.loss.is_some() {
+                        c.push("loss_state".into());
+                    }
+                    (format!("queue:{}", l.name), c)
+                }
+                TraceTarget::Flow(fi) => {
+                    let f = &flows[fi as usize];
+                    let mut c: Vec<String> = ["time", "sent_bytes", "delivered_bytes", "goodput_bytes", "throughput_bps"]
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect();
+                    c.extend(f.sender.probe_names().iter().map(|s| s.to_string()));
+                    (format!("flow:{}", f.name), c)
+                }
+            };
+            cols.shrink_to_fit();
+            let width = cols.len();
+            sched.at(0, Event::Sample { trace: i as u32 });
+            traces.push(TraceState {
+                target: t.target,
+                interval: t.interval,
+                series: Series::new(name, cols),
+                prev_goodput: 0,
+                row: Vec::with_capacity(width),
+            });
+        }
+        let nflows = flows.len();
+        Simulation {
+            core: Core { sched, net, pool: PacketPool::new(), flows: vec![FlowStats::default(); nflows] },
+            flows,
+            traces,
+            name: spec.name,
+            seed,
+            duration: spec.duration,
+            warmup: spec.warmup,
+            max_events: spec.max_events,
+            queue_kinds,
+        }
+    }
+
+    /// The network (for inspection and tests).
+    pub fn network(&self) -> &Network {
+        &self.core.net
+    }
+
+    /// Per-flow statistics so far.
+    pub fn flow_stats(&self) -> &[FlowStats] {
+        &self.core.flows
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Time {
+        self.core.sched.now()
+    }
+
+    fn agent_call(&mut self, flow: u32, side: Side, f: impl FnOnce(&mut dyn Agent, &mut Ctx)) {
+        let slot = &mut self.flows[flow as usize];
+        let (agent, node, peer) = match side {
+            Side::Sender => (&mut slot.sender, slot.src, slot.dst),
+            Side::Receiver => (&mut slot.receiver, slot.dst, slot.src),
+        };
+        let mut ctx = Ctx { now: self.core.sched.now(), flow, side, node, peer, core: &mut self.core };
+        f(agent.as_mut(), &mut ctx);
+    }
+
+    #[inline]
+    fn arrive(&mut self, node: u32, id: crate::packet::PktId) {
+        let p = *self.core.pool.get(id);
+        if p.dst != node {
+            self.core.forward(node, id);
+            return;
+        }
+        self.core.pool.free(id);
+        let now = self.core.sched.now();
+        let side = if p.src == self.flows[p.flow as usize].src { Side::Receiver } else { Side::Sender };
+        match side {
+            Side::Receiver => self.core.flows[p.flow as usize].on_delivered(now, &p),
+            Side::Sender => self.core.flows[p.flow as usize].reverse_delivered_pkts += 1,
+        }
+        self.agent_call(p.flow, side, |a, ctx| a.on_packet(ctx, &p));
+    }
+
+    fn sample(&mut self, ti: u32) {
+        let now = self.core.sched.now();
+        let t = &mut self.traces[ti as usize];
+        t.row.clear();
+        t.row.push(to_secs(now));
+        match t.target {
+            TraceTarget::Queue(ld) => {
+                let l = &self.core.net.links[ld as usize];
+                t.row.push(l.queue.len_pkts() as f64);
+                t.row.push(l.queue.len_bytes() as f64);
+                t.row.push(l.stats.arrivals as f64);
+                t.row.push(l.stats.departures as f64);
+                t.row.push(l.stats.drops.iter().sum::<u64>() as f64);
+                l.queue.probe(&mut t.row);
+                if let Some(m) = &l.loss {
+                    t.row.push(m.state());
+                }
+            }
+            TraceTarget::Flow(fi) => {
+                let s = &self.core.flows[fi as usize];
+                t.row.push(s.sent_bytes as f64);
+                t.row.push(s.delivered_bytes as f64);
+                t.row.push(s.goodput_bytes as f64);
+                // Counters restart at warm-up: a drop below the previous value means reset.
+                let prev = if s.goodput_bytes < t.prev_goodput { 0 } else { t.prev_goodput };
+                let thr = if now == 0 { 0.0 } else { (s.goodput_bytes - prev) as f64 * 8.0 / to_secs(t.interval) };
+                t.row.push(thr);
+                t.prev_goodput = s.goodput_bytes;
+                self.flows[fi as usize].sender.probe(&mut t.row);
+            }
+        }
+        t.series.push_row(&t.row);
+        let next = now + t.interval;
+        if next <= self.duration {
+            self.core.sched.at(next, Event::Sample { trace: ti });
+        }
+    }
+
+    fn end_warmup(&mut self) {
+        let now = self.core.sched.now();
+        for s in &mut self.core.flows {
+            s.reset(now);
+        }
+        for l in &mut self.core.net.links {
+            let (p, b) = (l.queue.len_pkts(), l.queue.len_bytes());
+            l.stats.reset(now, p, b);
+        }
+    }
+
+    /// Runs to the end time (or `max_events`, or until `stop` is set).
+    pub fn run(&mut self, stop: Option<&AtomicBool>) -> StopReason {
+        let until = self.duration;
+        let max_events = self.max_events.unwrap_or(u64::MAX);
+        loop {
+            let Some((_, ev)) = self.core.sched.pop_until(until) else {
+                self.core.sched.advance_to(until);
+                return StopReason::EndTime;
+            };
+            match ev {
+                Event::TxEnd { link } => self.core.net.tx_end(link, &mut self.core.sched, &mut self.core.pool, &mut self.core.flows),
+                Event::Arrive { node, pkt } => self.arrive(node, pkt),
+                Event::Timer { flow, side, kind, token } => match kind {
+                    TIMER_START => self.agent_call(flow, side, |a, ctx| a.start(ctx)),
+                    TIMER_STOP => self.agent_call(flow, side, |a, ctx| a.stop(ctx)),
+                    _ => self.agent_call(flow, side, |a, ctx| a.on_timer(ctx, kind, token)),
+                },
+                Event::Sample { trace } => self.sample(trace),
+                Event::WarmupEnd => self.end_warmup(),
+            }
+            let n = self.core.sched.executed();
+            if n >= max_events {
+                return StopReason::MaxEvents;
+            }
+            if n & 0x3FFF == 0 {
+                if let Some(flag) = stop {
+                    if flag.load(Ordering::Relaxed) {
+                        return StopReason::Interrupted;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs and collects results.
+    pub fn run_to_results(mut self, stop: Option<&AtomicBool>) -> Results {
+        let t0 = Instant::now();
+        let reason = self.run(stop);
+        let wall = t0.elapsed().as_secs_f64();
+        self.results(reason, wall)
+    }
+
+    /// Builds the result tables.
+    pub fn results(mut self, stop: StopReason, wall_s: f64) -> Results {
+        let now = self.core.sched.now();
+        let mut flows = Table::default();
+        let nf = self.flows.len();
+        let f64col = |f: &dyn Fn(usize) -> f64| Column::F64((0..nf).map(f).collect());
+        let i64col = |f: &dyn Fn(usize) -> i64| Column::I64((0..nf).map(f).collect());
+        let st = &self.core.flows;
+        let slots = &self.flows;
+        let nodes = &self.core.net.nodes;
+        let window = |i: usize| {
+            let s = &slots[i];
+            let begin = s.start.max(self.warmup);
+            let end = s.stop.unwrap_or(now).min(now);
+            to_secs(end.saturating_sub(begin))
+        };
+        flows.push("flow", i64col(&|i| i as i64));
+        flows.push("name", Column::Str(slots.iter().map(|s| s.name.clone()).collect()));
+        flows.push("kind", Column::Str(slots.iter().map(|s| s.kind.to_string()).collect()));
+        flows.push("src", Column::Str(slots.iter().map(|s| nodes[s.src as usize].name.clone()).collect()));
+        flows.push("dst", Column::Str(slots.iter().map(|s| nodes[s.dst as usize].name.clone()).collect()));
+        flows.push("start_s", f64col(&|i| to_secs(slots[i].start)));
+        flows.push("stop_s", f64col(&|i| to_secs(slots[i].stop.unwrap_or(self.duration))));
+        flows.push("sent_pkts", i64col(&|i| st[i].sent_pkts as i64));
+        flows.push("sent_bytes", i64col(&|i| st[i].sent_bytes as i64));
+        flows.push("delivered_pkts", i64col(&|i| st[i].delivered_pkts as i64));
+        flows.push("delivered_bytes", i64col(&|i| st[i].delivered_bytes as i64));
+        flows.push("goodput_bytes", i64col(&|i| st[i].goodput_bytes as i64));
+        flows.push("goodput_bps", f64col(&|i| {
+            let w = window(i);
+            if w > 0.0 { st[i].goodput_bytes as f64 * 8.0 / w } else { 0.0 }
+        }));
+        flows.push("queue_drops", i64col(&|i| st[i].forward_drops().0 as i64));
+        flows.push("wire_losses", i64col(&|i| st[i].forward_drops().1 as i64));
+        flows.push("loss_rate", f64col(&|i| {
+            let (q, l) = st[i].forward_drops();
+            if st[i].sent_pkts > 0 { (q + l) as f64 / st[i].sent_pkts as f64 } else { 0.0 }
+        }));
+        flows.push("delay_mean_s", f64col(&|i| st[i].mean_delay_s()));
+        flows.push("delay_min_s", f64col(&|i| if st[i].delivered_pkts > 0 { to_secs(st[i].delay_min_ns) } else { f64::NAN }));
+        flows.push("delay_max_s", f64col(&|i| if st[i].delivered_pkts > 0 { to_secs(st[i].delay_max_ns) } else { f64::NAN }));
+        flows.push("reverse_sent_pkts", i64col(&|i| st[i].reverse_sent_pkts as i64));
+        flows.push("reverse_delivered_pkts", i64col(&|i| st[i].reverse_delivered_pkts as i64));
+        // Agent-specific columns: the union over flows, NaN where a flow has none.
+        let summaries: Vec<Vec<(&'static str, f64)>> =
+            slots.iter().map(|s| s.sender.summary().into_iter().chain(s.receiver.summary()).collect()).collect();
+        let mut extra: Vec<&'static str> = Vec::new();
+        for s in &summaries {
+            for (k, _) in s {
+                if !extra.contains(k) {
+                    extra.push(k);
+                }
+            }
+        }
+        for k in extra {
+            flows.push(k, f64col(&|i| summaries[i].iter().find(|(n, _)| *n == k).map(|(_, v)| *v).unwrap_or(f64::NAN)));
+        }
+
+        let mut queues = Table::default();
+        let links = &mut self.core.net.links;
+        let nl = links.len();
+        let means: Vec<(f64, f64)> = links
+            .iter_mut()
+            .map(|l| {
+                let (p, b) = (l.queue.len_pkts(), l.queue.len_bytes());
+                l.stats.mean_len(now, p, b)
+            })
+            .collect();
+        let links = &self.core.net.links;
+        let lf = |f: &dyn Fn(&LinkDir) -> f64| Column::F64(links.iter().map(f).collect());
+        let li = |f: &dyn Fn(&LinkDir) -> i64| Column::I64(links.iter().map(f).collect());
+        queues.push("link", Column::Str(links.iter().map(|l| l.link_name.clone()).collect()));
+        queues.push("direction", Column::Str(links.iter().map(|l| l.name.clone()).collect()));
+        queues.push("from", Column::Str(links.iter().map(|l| nodes[l.from as usize].name.clone()).collect()));
+        queues.push("to", Column::Str(links.iter().map(|l| nodes[l.to as usize].name.clone()).collect()));
+        queues.push("queue", Column::Str(self.queue_kinds.iter().map(|s| s.to_string()).collect()));
+        queues.push("rate_bps", li(&|l| l.rate_bps as i64));
+        queues.push("delay_s", lf(&|l| to_secs(l.delay)));
+        queues.push("arrivals", li(&|l| l.stats.arrivals as i64));
+        queues.push("arrival_bytes", li(&|l| l.stats.arrival_bytes as i64));
+        queues.push("departures", li(&|l| l.stats.departures as i64));
+        queues.push("departure_bytes", li(&|l| l.stats.departure_bytes as i64));
+        for r in DropReason::ALL {
+            queues.push(&format!("drops_{}", r.name()), li(&|l| l.stats.drops[r as usize] as i64));
+        }
+        queues.push("mean_len_pkts", Column::F64(means.iter().map(|m| m.0).collect()));
+        queues.push("mean_len_bytes", Column::F64(means.iter().map(|m| m.1).collect()));
+        queues.push("max_len_pkts", li(&|l| l.stats.max_pkts as i64));
+        queues.push("utilization", lf(&|l| {
+            let w = now.saturating_sub(l.stats.since);
+            if w > 0 { (l.stats.busy_ns.min(w)) as f64 / w as f64 } else { 0.0 }
+        }));
+        debug_assert_eq!(queues.rows(), nl);
+
+        let mut drops = Table::default();
+        let (mut d_flow, mut d_name, mut d_link, mut d_reason, mut d_dir, mut d_pkts, mut d_bytes) =
+            (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+        for (i, s) in st.iter().enumerate() {
+            for site in &s.drop_sites {
+                d_flow.push(i as i64);
+                d_name.push(slots[i].name.clone());
+                d_link.push(links[site.link as usize].name.clone());
+                d_reason.push(site.reason.name().to_string());
+                d_dir.push(if site.forward { "forward" } else { "reverse" }.to_string());
+                d_pkts.push(site.pkts as i64);
+                d_bytes.push(site.bytes as i64);
+            }
+        }
+        drops.push("flow", Column::I64(d_flow));
+        drops.push("name", Column::Str(d_name));
+        drops.push("link", Column::Str(d_link));
+        drops.push("reason", Column::Str(d_reason));
+        drops.push("direction", Column::Str(d_dir));
+        drops.push("pkts", Column::I64(d_pkts));
+        drops.push("bytes", Column::I64(d_bytes));
+
+        let peak_packets = self.core.pool.capacity_used();
+        let series = self.traces.into_iter().map(|t| (t.series.name.clone(), t.series.into_table())).collect();
+        Results {
+            name: self.name,
+            seed: self.seed,
+            sim_time_s: to_secs(now),
+            warmup_s: to_secs(self.warmup),
+            events: self.core.sched.executed(),
+            wall_s,
+            stop,
+            peak_packets,
+            flows,
+            queues,
+            drops,
+            series,
+        }
+    }
+}
+
+/// Validates a TOML scenario and runs it.
+pub fn run_toml(text: &str) -> Result<Results, Vec<crate::scenario::ScenarioError>> {
+    let spec = crate::scenario::from_toml(text)?;
+    Ok(Simulation::new(spec).run_to_results(None))
+}

@@ -1,0 +1,146 @@
+//! SI quantities as users write them, converted to the engine's exact integers.
+//!
+//! User-facing values are SI (seconds, bit/s, bytes), written either as a bare number or
+//! as a string with a unit: `"10Mbps"`, `"35ms"`, `"1500B"`. Inside the engine time is an
+//! integer number of nanoseconds, rates are integer bit/s and sizes integer bytes.
+
+/// Simulated time in nanoseconds.
+pub type Time = u64;
+
+pub const NS: Time = 1;
+pub const US: Time = 1_000;
+pub const MS: Time = 1_000_000;
+pub const SEC: Time = 1_000_000_000;
+
+/// Seconds (f64) to nanoseconds, rounded to the nearest nanosecond.
+pub fn secs(s: f64) -> Time {
+    (s * 1e9).round() as Time
+}
+
+/// Nanoseconds to seconds.
+pub fn to_secs(t: Time) -> f64 {
+    t as f64 / 1e9
+}
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|&(i, c)| {
+            !(c.is_ascii_digit()
+                || c == '.'
+                || ((c == 'e' || c == 'E')
+                    && s[i + 1..].starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+'))
+                || ((c == '-' || c == '+') && (i == 0 || matches!(&s[i - 1..i], "e" | "E"))))
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    let num: f64 = s[..end].parse().ok()?;
+    Some((num, s[end..].trim()))
+}
+
+/// Allowed unit spellings, shown in error messages.
+pub const RATE_UNITS: &str = "bps, kbps, Mbps, Gbps, Tbps (or b/s, kb/s, Mb/s, Gb/s; B/s forms for bytes)";
+pub const TIME_UNITS: &str = "s, ms, us, ns, min";
+pub const SIZE_UNITS: &str = "B, KB, MB, GB (x1000), KiB, MiB, GiB (x1024)";
+
+/// Parses a rate in bit/s. A bare number is bit/s.
+pub fn parse_rate(s: &str) -> Option<f64> {
+    let (n, unit) = split_number(s)?;
+    let mult = match unit {
+        "" | "bps" | "b/s" => 1.0,
+        "kbps" | "Kbps" | "kb/s" | "Kb/s" => 1e3,
+        "Mbps" | "mbps" | "Mb/s" => 1e6,
+        "Gbps" | "gbps" | "Gb/s" => 1e9,
+        "Tbps" | "Tb/s" => 1e12,
+        "Bps" | "B/s" => 8.0,
+        "kBps" | "KBps" | "kB/s" | "KB/s" => 8e3,
+        "MBps" | "MB/s" => 8e6,
+        "GBps" | "GB/s" => 8e9,
+        _ => return None,
+    };
+    Some(n * mult)
+}
+
+/// Parses a time in seconds. A bare number is seconds.
+pub fn parse_time(s: &str) -> Option<f64> {
+    let (n, unit) = split_number(s)?;
+    // Divide for sub-second units so that e.g. "10us" is the double nearest 1e-5.
+    Some(match unit {
+        "" | "s" | "sec" => n,
+        "ms" => n / 1e3,
+        "us" | "µs" => n / 1e6,
+        "ns" => n / 1e9,
+        "min" => n * 60.0,
+        _ => return None,
+    })
+}
+
+/// Parses a size in bytes. A bare number is bytes.
+pub fn parse_size(s: &str) -> Option<f64> {
+    let (n, unit) = split_number(s)?;
+    let mult = match unit {
+        "" | "B" | "bytes" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some(n * mult)
+}
+
+/// Exact serialization time of `bytes` at `rate_bps`, carrying the sub-nanosecond
+/// remainder in `rem` so that a long train of packets is exact on average.
+#[inline]
+pub fn serialization(bytes: u32, rate_bps: u64, rem: &mut u64) -> Time {
+    let num = bytes as u128 * 8 * 1_000_000_000 + *rem as u128;
+    let rate = rate_bps as u128;
+    *rem = (num % rate) as u64;
+    (num / rate) as Time
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_rates() {
+        assert_eq!(parse_rate("10Mbps"), Some(10e6));
+        assert_eq!(parse_rate("155.52 Mb/s"), Some(155.52e6));
+        assert_eq!(parse_rate("1e9"), Some(1e9));
+        assert_eq!(parse_rate("1Gbps"), Some(1e9));
+        assert_eq!(parse_rate("1MBps"), Some(8e6));
+        assert_eq!(parse_rate("10Mbsp"), None);
+        assert_eq!(parse_rate("fast"), None);
+    }
+
+    #[test]
+    fn parses_times_and_sizes() {
+        assert_eq!(parse_time("35ms"), Some(0.035));
+        assert_eq!(parse_time("2"), Some(2.0));
+        assert_eq!(parse_time("10us"), Some(1e-5));
+        assert_eq!(parse_time("35 mss"), None);
+        assert_eq!(parse_size("1500B"), Some(1500.0));
+        assert_eq!(parse_size("1KiB"), Some(1024.0));
+        assert_eq!(parse_size("1.5KB"), Some(1500.0));
+        assert_eq!(parse_time("-1s"), Some(-1.0));
+    }
+
+    #[test]
+    fn serialization_is_exact() {
+        let mut rem = 0;
+        // 1500 B on 10 Mb/s = 1.2 ms exactly.
+        assert_eq!(serialization(1500, 10_000_000, &mut rem), 1_200_000);
+        assert_eq!(rem, 0);
+        // 53-byte cells on 149.76 Mb/s: 2831.196... ns each; 1e6 cells sum exactly.
+        let mut total = 0u64;
+        for _ in 0..1_000_000 {
+            total += serialization(53, 149_760_000, &mut rem);
+        }
+        let exact = 53u128 * 8 * 1_000_000_000 * 1_000_000 / 149_760_000;
+        assert_eq!(total as u128, exact);
+    }
+}
