@@ -39,9 +39,13 @@ impl QueueStats {
         self.advance(now, len_pkts, len_bytes);
         self.arrivals += 1;
         self.arrival_bytes += size as u64;
-        // The arrival may be accepted: track the peak it would create.
-        self.max_pkts = self.max_pkts.max(len_pkts as u64 + 1);
-        self.max_bytes = self.max_bytes.max(len_bytes + size as u64);
+    }
+
+    /// Records the queue length after an arrival was handled (peak tracking).
+    #[inline]
+    pub fn note_len(&mut self, len_pkts: usize, len_bytes: u64) {
+        self.max_pkts = self.max_pkts.max(len_pkts as u64);
+        self.max_bytes = self.max_bytes.max(len_bytes);
     }
 
     /// Called before a departure (queue lengths before it).
@@ -248,6 +252,7 @@ mod tests {
         s.on_arrival(10, 0, 0, 100);
         s.on_arrival(20, 1, 100, 100);
         s.on_arrival(20, 2, 200, 100);
+        s.note_len(3, 300);
         let (p, b) = s.mean_len(40, 3, 300);
         assert_eq!(p, (10.0 * 1.0 + 20.0 * 3.0) / 40.0);
         assert_eq!(b, (10.0 * 100.0 + 20.0 * 300.0) / 40.0);

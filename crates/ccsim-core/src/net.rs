@@ -153,6 +153,7 @@ impl Network {
         link.stats.on_arrival(now, link.queue.len_pkts(), link.queue.len_bytes(), size);
         self.dropped.clear();
         link.queue.enqueue(now, id, pool, &mut self.dropped);
+        link.stats.note_len(link.queue.len_pkts(), link.queue.len_bytes());
         for &(d, reason) in &self.dropped {
             let p = pool.get(d);
             link.stats.on_drop(reason, p.size);

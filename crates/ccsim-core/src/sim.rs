@@ -253,6 +253,15 @@ impl Simulation {
 
     /// Runs to the end time (or `max_events`, or until `stop` is set).
     pub fn run(&mut self, stop: Option<&AtomicBool>) -> StopReason {
+        match stop {
+            Some(flag) => self.run_with(&mut || flag.load(Ordering::Relaxed)),
+            None => self.run_with(&mut || false),
+        }
+    }
+
+    /// Runs to the end time (or `max_events`); `should_stop` is polled every 16384 events
+    /// (e.g. to honour Ctrl-C) and ends the run early when it returns true.
+    pub fn run_with(&mut self, should_stop: &mut dyn FnMut() -> bool) -> StopReason {
         let until = self.duration;
         let max_events = self.max_events.unwrap_or(u64::MAX);
         loop {
@@ -275,12 +284,8 @@ impl Simulation {
             if n >= max_events {
                 return StopReason::MaxEvents;
             }
-            if n & 0x3FFF == 0 {
-                if let Some(flag) = stop {
-                    if flag.load(Ordering::Relaxed) {
-                        return StopReason::Interrupted;
-                    }
-                }
+            if n & 0x3FFF == 0 && should_stop() {
+                return StopReason::Interrupted;
             }
         }
     }

@@ -1,1 +1,179 @@
+//! Python bindings of ccsim-core (`ccsim._core`). Thin: scenario trees travel as JSON
+//! text, results come back as raw little-endian column buffers (no Python object per
+//! sample). The engine runs with the GIL released; a Rust panic becomes a Python
+//! `RuntimeError`, never an abort.
 
+use ccsim_core::measure::{Column, Table};
+use ccsim_core::scenario::{self, ScenarioError};
+use ccsim_core::sim::{Results, Simulation, StopReason};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyRuntimeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+create_exception!(_core, ScenarioInvalid, PyException, "A scenario failed validation; args[0] is a list of (path, message).");
+
+fn invalid(errs: Vec<ScenarioError>) -> PyErr {
+    let list: Vec<(String, String)> = errs.into_iter().map(|e| (e.path, e.message)).collect();
+    ScenarioInvalid::new_err((list,))
+}
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    }
+}
+
+/// Runs `f`, turning a Rust panic into a Python RuntimeError.
+fn guarded<T>(f: impl FnOnce() -> T) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f))
+        .map_err(|p| PyRuntimeError::new_err(format!("ccsim internal error (engine panic): {}", panic_message(p))))
+}
+
+fn parse_json(text: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str(text).map_err(|e| invalid(vec![ScenarioError { path: String::new(), message: format!("not valid JSON: {e}") }]))
+}
+
+/// TOML text -> JSON text of the same tree (raises ScenarioInvalid if not TOML).
+#[pyfunction]
+fn toml_to_json(text: &str) -> PyResult<String> {
+    let v = scenario::toml_to_value(text).map_err(|e| invalid(vec![e]))?;
+    Ok(v.to_string())
+}
+
+/// Validates a scenario given as JSON text; raises ScenarioInvalid with every error.
+/// Returns a short description: name, nodes, links, flows, traces, duration_s.
+#[pyfunction]
+fn validate(py: Python<'_>, json: &str) -> PyResult<PyObject> {
+    let v = parse_json(json)?;
+    let spec = guarded(|| scenario::from_value(&v))?.map_err(invalid)?;
+    let d = PyDict::new_bound(py);
+    d.set_item("name", &spec.name)?;
+    d.set_item("nodes", spec.nodes.len())?;
+    d.set_item("links", spec.links.len())?;
+    d.set_item("flows", spec.flows.len())?;
+    d.set_item("traces", spec.traces.len())?;
+    d.set_item("duration_s", ccsim_core::units::to_secs(spec.duration))?;
+    d.set_item("seed", spec.seed)?;
+    Ok(d.into_py(py))
+}
+
+fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty_bound(py);
+    for (name, col) in &t.columns {
+        let item: PyObject = match col {
+            Column::F64(v) => {
+                let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                (name.as_str(), "f64", PyBytes::new_bound(py, &bytes)).into_py(py)
+            }
+            Column::I64(v) => {
+                let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                (name.as_str(), "i64", PyBytes::new_bound(py, &bytes)).into_py(py)
+            }
+            Column::Str(v) => (name.as_str(), "str", PyList::new_bound(py, v)).into_py(py),
+        };
+        out.append(item)?;
+    }
+    Ok(out)
+}
+
+fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
+    let d = PyDict::new_bound(py);
+    let meta = PyDict::new_bound(py);
+    meta.set_item("name", &r.name)?;
+    meta.set_item("seed", r.seed)?;
+    meta.set_item("sim_time_s", r.sim_time_s)?;
+    meta.set_item("warmup_s", r.warmup_s)?;
+    meta.set_item("events", r.events)?;
+    meta.set_item("wall_s", r.wall_s)?;
+    meta.set_item("stop", r.stop.name())?;
+    meta.set_item("peak_packets", r.peak_packets)?;
+    meta.set_item("version", ccsim_core::VERSION)?;
+    d.set_item("meta", meta)?;
+    d.set_item("flows", table_to_py(py, &r.flows)?)?;
+    d.set_item("queues", table_to_py(py, &r.queues)?)?;
+    d.set_item("drops", table_to_py(py, &r.drops)?)?;
+    let series = PyList::empty_bound(py);
+    for (name, t) in &r.series {
+        series.append((name.as_str(), table_to_py(py, t)?))?;
+    }
+    d.set_item("series", series)?;
+    Ok(d.into_py(py))
+}
+
+/// Validates and runs a scenario (JSON text). The GIL is released while the engine runs;
+/// Python signal handlers (Ctrl-C) are polled, and a KeyboardInterrupt ends the run and
+/// is re-raised.
+#[pyfunction]
+fn run(py: Python<'_>, json: &str) -> PyResult<PyObject> {
+    let v = parse_json(json)?;
+    let spec = guarded(|| scenario::from_value(&v))?.map_err(invalid)?;
+    let mut pending: Option<PyErr> = None;
+    let outcome = py.allow_threads(|| {
+        guarded(|| {
+            let mut sim = Simulation::new(spec);
+            let t0 = std::time::Instant::now();
+            let mut check = || match Python::with_gil(|py| py.check_signals()) {
+                Ok(()) => false,
+                Err(e) => {
+                    pending = Some(e);
+                    true
+                }
+            };
+            let reason = sim.run_with(&mut check);
+            let wall = t0.elapsed().as_secs_f64();
+            sim.results(reason, wall)
+        })
+    })?;
+    if let Some(e) = pending {
+        if outcome.stop == StopReason::Interrupted {
+            return Err(e);
+        }
+    }
+    results_to_py(py, &outcome)
+}
+
+/// Engine benchmark: CBR dumbbell. Returns a dict of measurements.
+#[pyfunction]
+#[pyo3(signature = (flows=10, bottleneck_bps=1e9, duration_s=5.0, load=1.05))]
+fn bench_cbr(py: Python<'_>, flows: usize, bottleneck_bps: f64, duration_s: f64, load: f64) -> PyResult<PyObject> {
+    let toml = ccsim_core::bench::cbr_dumbbell_toml(flows, bottleneck_bps, duration_s, load);
+    let r = py
+        .allow_threads(|| guarded(|| ccsim_core::bench::measure("cbr-dumbbell", &toml, "bottleneck")))?
+        .map_err(|e| PyRuntimeError::new_err(e))?;
+    let d = PyDict::new_bound(py);
+    d.set_item("name", r.name)?;
+    d.set_item("flows", flows)?;
+    d.set_item("bottleneck_bps", bottleneck_bps)?;
+    d.set_item("sim_s", r.sim_s)?;
+    d.set_item("events", r.events)?;
+    d.set_item("wall_s", r.wall_s)?;
+    d.set_item("events_per_s", r.events_per_s)?;
+    d.set_item("bottleneck_pkts", r.bottleneck_pkts)?;
+    d.set_item("bottleneck_pkts_per_s", r.bottleneck_pkts_per_s)?;
+    d.set_item("peak_packets", r.peak_packets)?;
+    Ok(d.into_py(py))
+}
+
+/// Test hook: panics inside the same guard `run` uses, to prove panics never abort.
+#[pyfunction]
+fn _panic_for_test() -> PyResult<()> {
+    guarded(|| panic!("deliberate test panic"))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", ccsim_core::VERSION)?;
+    m.add("ScenarioInvalid", m.py().get_type_bound::<ScenarioInvalid>())?;
+    m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_cbr, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    Ok(())
+}

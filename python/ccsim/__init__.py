@@ -1,0 +1,27 @@
+"""ccsim: a fast, validated packet-level network simulator.
+
+The Rust engine (``ccsim._core``) owns every per-packet event; this package builds
+scenarios, runs them, and turns results into tables, files and plots.
+
+    >>> import ccsim
+    >>> res = ccsim.run("examples/dumbbell_cbr.toml")
+    >>> res.flows[["name", "goodput_bps"]]
+"""
+
+from ._core import __version__
+from .scenario import Scenario, ScenarioError, load, loads, validate, apply_overrides, set_path
+from .run import run
+from .results import Results
+
+__all__ = [
+    "__version__",
+    "Scenario",
+    "ScenarioError",
+    "Results",
+    "apply_overrides",
+    "load",
+    "loads",
+    "run",
+    "set_path",
+    "validate",
+]

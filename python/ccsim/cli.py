@@ -1,0 +1,168 @@
+"""The ``ccsim`` command line.
+
+Exit status: 0 success, 2 invalid input (message on stderr, no traceback), 1 internal error.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .scenario import ScenarioError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="ccsim: a fast, validated packet-level network simulator.")
+out = Console()
+err = Console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"ccsim {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """ccsim: a fast, validated packet-level network simulator."""
+
+
+def guarded(fn):
+    """Maps errors to exit codes: ScenarioError -> 2, anything unexpected -> 1."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ScenarioError as e:
+            err.print(f"[bold red]invalid scenario[/]: {e}", markup=True, highlight=False, soft_wrap=True)
+            raise typer.Exit(2)
+        except KeyboardInterrupt:
+            err.print("interrupted")
+            raise typer.Exit(130)
+        except (typer.Exit, typer.Abort):
+            raise
+        except Exception as e:  # noqa: BLE001 - the contract is "never a traceback"
+            err.print(f"ccsim: internal error: {type(e).__name__}: {e}", markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(1)
+
+    return wrapper
+
+
+def _mbps(x) -> str:
+    return "-" if x is None else f"{x / 1e6:.3f}"
+
+
+def print_summary(res) -> None:
+    m = res.meta
+    out.print(f"[bold]{m['name']}[/]  seed {m['seed']}  {m['sim_time_s']:g} s simulated  "
+              f"{m['events']:,} events in {m['wall_s']:.3f} s ({m['events'] / max(m['wall_s'], 1e-9) / 1e6:.2f} M events/s)"
+              + ("" if m["stop"] == "end_time" else f"  [yellow]stopped: {m['stop']}[/]"))
+    s = res.summary()
+    t = Table(title="flows", title_justify="left")
+    for c in ("flow", "kind", "src→dst", "goodput Mb/s", "sent", "delivered", "drops", "loss", "mean delay ms"):
+        t.add_column(c, justify="right" if c not in ("flow", "kind", "src→dst") else "left")
+    for f in s["flows"][:40]:
+        t.add_row(f["name"], f["kind"], f"{f['src']}→{f['dst']}", _mbps(f["goodput_bps"]), f"{f['sent_pkts']:,}",
+                  f"{f['delivered_pkts']:,}", f"{f['queue_drops'] + f['wire_losses']:,}", f"{(f['loss_rate'] or 0):.4f}",
+                  "-" if f["delay_mean_s"] is None else f"{f['delay_mean_s'] * 1e3:.3f}")
+    if len(s["flows"]) > 40:
+        t.caption = f"... {len(s['flows']) - 40} more flows in flows.parquet"
+    out.print(t)
+    busy = sorted(s["queues"], key=lambda q: -(q["utilization"] or 0))[:8]
+    if busy:
+        t = Table(title="busiest queues", title_justify="left")
+        for c in ("direction", "queue", "utilisation", "mean len", "max len", "drops"):
+            t.add_column(c, justify="left" if c in ("direction", "queue") else "right")
+        for q in busy:
+            drops = q["drops_overflow"] + q["drops_early"] + q["drops_forced"]
+            t.add_row(q["direction"], q["queue"], f"{q['utilization']:.3f}", f"{q['mean_len_pkts']:.2f}",
+                      str(q["max_len_pkts"]), f"{drops:,}" + (f" (+{q['drops_loss']:,} wire)" if q["drops_loss"] else ""))
+        out.print(t)
+
+
+@app.command("run")
+@guarded
+def run_cmd(
+    scenario: Path = typer.Argument(..., help="Scenario TOML file."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="Write summary.json, flows.parquet, series/*.parquet here."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Override simulation.seed."),
+    set_: List[str] = typer.Option([], "--set", help="Override a field: path=value (repeatable), e.g. links[0].rate=20Mbps."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing on success."),
+) -> None:
+    """Validate and run a scenario."""
+    from .run import run
+
+    res = run(scenario, seed=seed, overrides=set_)
+    if out_dir is not None:
+        res.save(out_dir)
+    if not quiet:
+        print_summary(res)
+        if out_dir is not None:
+            out.print(f"results written to {out_dir}/")
+
+
+@app.command("validate")
+@guarded
+def validate_cmd(
+    scenario: Path = typer.Argument(..., help="Scenario TOML file."),
+    set_: List[str] = typer.Option([], "--set", help="Override a field before validating: path=value."),
+) -> None:
+    """Check a scenario without running it."""
+    from .scenario import apply_overrides, load, validate
+
+    d = apply_overrides(load(scenario), set_)
+    info = validate(d)
+    out.print(f"ok: {info['name']}: {info['nodes']} nodes, {info['links']} links, {info['flows']} flows, "
+              f"{info['traces']} traces, {info['duration_s']:g} s, seed {info['seed']}")
+
+
+@app.command("bench")
+@guarded
+def bench_cmd(
+    flows: int = typer.Option(10, help="CBR flows on the dumbbell."),
+    rate: float = typer.Option(1e9, help="Bottleneck rate, bit/s."),
+    duration: float = typer.Option(5.0, help="Simulated seconds."),
+    reps: int = typer.Option(3, help="Repetitions (the best and the median are reported)."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the measurements as JSON here."),
+) -> None:
+    """Engine benchmark: a CBR dumbbell; events and bottleneck packets per wall second."""
+    from . import _core
+
+    if flows < 1 or rate <= 0 or duration <= 0 or reps < 1:
+        raise ScenarioError([("bench", "flows, rate, duration and reps must be positive")])
+    runs = [_core.bench_cbr(flows, rate, duration, 1.05) for _ in range(reps)]
+    runs.sort(key=lambda r: r["wall_s"])
+    best, median = runs[0], runs[len(runs) // 2]
+    t = Table(title=f"cbr-dumbbell: {flows} flows, {rate / 1e6:g} Mb/s bottleneck, {duration:g} s simulated, {reps} reps")
+    for c in ("", "wall s", "M events/s", "M bottleneck pkts/s", "events", "bottleneck pkts"):
+        t.add_column(c, justify="right")
+    for label, r in (("best", best), ("median", median)):
+        t.add_row(label, f"{r['wall_s']:.3f}", f"{r['events_per_s'] / 1e6:.2f}", f"{r['bottleneck_pkts_per_s'] / 1e6:.2f}",
+                  f"{r['events']:,}", f"{r['bottleneck_pkts']:,}")
+    out.print(t)
+    if json_out:
+        json_out.write_text(json.dumps({"version": __version__, "runs": runs}, indent=2))
+
+
+def main() -> None:
+    """Console entry point."""
+    try:
+        app()
+    except SystemExit as e:
+        # click's usage errors exit 2 already; keep every other code as is.
+        raise
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

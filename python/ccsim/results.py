@@ -1,0 +1,181 @@
+"""Results of one run: columnar tables (Arrow), DataFrames, and files on disk.
+
+Tables leave the engine as raw column buffers and become Arrow tables without a Python
+object per value; ``.flows``, ``.queues``, ``.drops`` and ``.series(name)`` are pandas
+DataFrames built from them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+def _arrow(cols: list) -> pa.Table:
+    arrays, names = [], []
+    for name, kind, data in cols:
+        if kind == "f64":
+            arrays.append(pa.array(np.frombuffer(data, dtype="<f8")))
+        elif kind == "i64":
+            arrays.append(pa.array(np.frombuffer(data, dtype="<i8")))
+        else:
+            arrays.append(pa.array(list(data), type=pa.string()))
+        names.append(name)
+    return pa.table(arrays, names=names)
+
+
+def series_filename(name: str) -> str:
+    """A file-system-safe name for a series (``queue:r0->r1`` -> ``queue_r0-r1``)."""
+    s = name.replace("->", "-").replace(":", "_")
+    return re.sub(r"[^A-Za-z0-9_.\-]", "_", s)
+
+
+def _write_parquet_atomic(table: pa.Table, path: Path) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _write_text_atomic(text: str, path: Path) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return None
+    if isinstance(v, (np.floating,)):
+        return _clean(float(v))
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    return v
+
+
+class Results:
+    """One run's results."""
+
+    def __init__(self, meta: dict, tables: dict[str, pa.Table], series: dict[str, pa.Table], scenario: dict | None = None):
+        self.meta = meta
+        self.tables = tables
+        self._series = series
+        self.scenario = scenario
+
+    @classmethod
+    def from_raw(cls, raw: dict, scenario: dict | None = None) -> "Results":
+        tables = {k: _arrow(raw[k]) for k in ("flows", "queues", "drops")}
+        series = {name: _arrow(cols) for name, cols in raw["series"]}
+        return cls(dict(raw["meta"]), tables, series, scenario)
+
+    # Tables -----------------------------------------------------------------------------
+    @property
+    def flows(self):
+        """One row per flow: packets and bytes sent/delivered, goodput, drops, delay."""
+        return self.tables["flows"].to_pandas()
+
+    @property
+    def queues(self):
+        """One row per link direction: arrivals, departures, drops by reason, mean length, utilisation."""
+        return self.tables["queues"].to_pandas()
+
+    @property
+    def drops(self):
+        """Where each flow lost packets: one row per (flow, link direction, reason, direction)."""
+        return self.tables["drops"].to_pandas()
+
+    @property
+    def series_names(self) -> list[str]:
+        return list(self._series)
+
+    def series(self, name: str):
+        """A sampled time series (``queue:r0->r1``, ``flow:f0``) as a DataFrame."""
+        try:
+            return self._series[name].to_pandas()
+        except KeyError:
+            known = ", ".join(self._series) or "none (add [[traces]] to the scenario)"
+            raise KeyError(f"no series {name!r}; recorded series: {known}") from None
+
+    def series_arrow(self, name: str) -> pa.Table:
+        return self._series[name]
+
+    # Summaries --------------------------------------------------------------------------
+    def summary(self) -> dict:
+        """A JSON-ready digest: run metadata, per-flow and per-queue headline figures."""
+        f = self.tables["flows"].to_pydict()
+        q = self.tables["queues"].to_pydict()
+        flows = [
+            {k: _clean(f[k][i]) for k in ("name", "kind", "src", "dst", "goodput_bps", "sent_pkts", "delivered_pkts",
+                                            "queue_drops", "wire_losses", "loss_rate", "delay_mean_s")}
+            for i in range(len(f["name"]))
+        ]
+        queues = [
+            {k: _clean(q[k][i]) for k in ("link", "direction", "queue", "arrivals", "departures", "drops_overflow",
+                                            "drops_early", "drops_forced", "drops_loss", "mean_len_pkts", "max_len_pkts",
+                                            "utilization")}
+            for i in range(len(q["link"]))
+            if q["arrivals"][i] > 0
+        ]
+        total = sum(x["goodput_bps"] or 0 for x in flows)
+        return {"meta": dict(self.meta), "total_goodput_bps": total, "flows": flows, "queues": queues}
+
+    # Files ------------------------------------------------------------------------------
+    def save(self, out: str | os.PathLike) -> Path:
+        """Writes ``summary.json``, ``flows.parquet``, ``queues.parquet``, ``drops.parquet``,
+        ``series/*.parquet`` and ``scenario.json`` under ``out``. Every file is written to a
+        temporary name and renamed, and ``summary.json`` is written last, so a directory
+        with a summary is complete."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        summary = out / "summary.json"
+        if summary.exists():
+            summary.unlink()
+        for k, t in self.tables.items():
+            _write_parquet_atomic(t, out / f"{k}.parquet")
+        sdir = out / "series"
+        if sdir.exists():
+            shutil.rmtree(sdir)
+        if self._series:
+            sdir.mkdir()
+            for name, t in self._series.items():
+                _write_parquet_atomic(t, sdir / f"{series_filename(name)}.parquet")
+        if self.scenario is not None:
+            _write_text_atomic(json.dumps(self.scenario, indent=2, sort_keys=True), out / "scenario.json")
+        s = self.summary()
+        s["series"] = {name: f"series/{series_filename(name)}.parquet" for name in self._series}
+        _write_text_atomic(json.dumps(s, indent=2, allow_nan=False), summary)
+        return out
+
+    @classmethod
+    def load(cls, out: str | os.PathLike) -> "Results":
+        """Reads a directory written by :meth:`save`."""
+        out = Path(out)
+        s = json.loads((out / "summary.json").read_text())
+        tables = {k: pq.read_table(out / f"{k}.parquet") for k in ("flows", "queues", "drops")}
+        series = {name: pq.read_table(out / rel) for name, rel in s.get("series", {}).items()}
+        scen = json.loads((out / "scenario.json").read_text()) if (out / "scenario.json").exists() else None
+        return cls(s["meta"], tables, series, scen)
+
+    def __repr__(self) -> str:
+        m = self.meta
+        return (f"Results({m.get('name')!r}, seed={m.get('seed')}, {self.tables['flows'].num_rows} flows, "
+                f"{m.get('events')} events, {m.get('sim_time_s')} s simulated in {m.get('wall_s', 0):.3f} s)")

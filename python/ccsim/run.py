@@ -1,0 +1,29 @@
+"""Running a scenario."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from . import _core
+from .results import Results
+from .scenario import Scenario, _raise_invalid, _to_json, apply_overrides, as_dict, set_path, PathLike
+
+
+def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
+        overrides: Iterable[str] | Mapping[str, Any] | None = None) -> Results:
+    """Validates and runs a scenario (a :class:`Scenario`, a dict or a TOML path).
+
+    ``seed`` replaces ``simulation.seed``; ``overrides`` are ``path=value`` strings or a
+    ``{path: value}`` mapping applied first. The engine runs with the GIL released; Ctrl-C
+    stops it and raises ``KeyboardInterrupt``.
+    """
+    d = as_dict(scenario)
+    apply_overrides(d, overrides)
+    if seed is not None:
+        set_path(d, "simulation.seed", int(seed))
+    try:
+        raw = _core.run(_to_json(d))
+    except _core.ScenarioInvalid as e:
+        _raise_invalid(e)
+        raise
+    return Results.from_raw(raw, scenario=d)

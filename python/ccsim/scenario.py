@@ -1,0 +1,247 @@
+"""Scenarios as data: load TOML, build from Python, override fields, validate.
+
+There is one schema and one validator, in the Rust core; this module only moves trees
+around. A scenario is a plain dict (what a TOML file parses to) or a :class:`Scenario`
+builder around one. Field paths look like ``links[2].delay``, ``simulation.seed`` or
+``flows[*].rate`` (``*`` = every element).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from . import _core
+
+PathLike = str | os.PathLike
+
+
+class ScenarioError(ValueError):
+    """A scenario is invalid. ``errors`` is a list of ``(path, message)``."""
+
+    def __init__(self, errors: Iterable[tuple[str, str]]):
+        self.errors = [(str(p), str(m)) for p, m in errors]
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        lines = [f"{p}: {m}" if p else m for p, m in self.errors]
+        if len(lines) == 1:
+            return lines[0]
+        return f"{len(lines)} problems:\n" + "\n".join(f"  - {line}" for line in lines)
+
+
+def _raise_invalid(exc: Exception) -> None:
+    args = exc.args[0] if exc.args else [("", str(exc))]
+    raise ScenarioError(args) from None
+
+
+def loads(text: str) -> dict:
+    """Parses TOML text into a scenario dict."""
+    try:
+        return json.loads(_core.toml_to_json(text))
+    except _core.ScenarioInvalid as e:
+        _raise_invalid(e)
+        raise  # unreachable
+
+
+def load(path: PathLike) -> dict:
+    """Reads a TOML scenario file into a dict."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError([("", f"scenario file not found: {p}")]) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError([("", f"cannot read scenario file {p}: {e}")]) from None
+    try:
+        return loads(text)
+    except ScenarioError as e:
+        raise ScenarioError([(pth, f"{p}: {m}" if not pth else m) for pth, m in e.errors]) from None
+
+
+def as_dict(scenario: "Scenario | Mapping | PathLike") -> dict:
+    """Any accepted scenario form -> a fresh dict."""
+    if isinstance(scenario, Scenario):
+        return copy.deepcopy(scenario.data)
+    if isinstance(scenario, Mapping):
+        return copy.deepcopy(dict(scenario))
+    if isinstance(scenario, (str, os.PathLike)):
+        return load(scenario)
+    raise TypeError(f"expected a Scenario, a dict or a path to a TOML file, got {type(scenario).__name__}")
+
+
+def _to_json(d: Mapping) -> str:
+    try:
+        return json.dumps(d, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise ScenarioError([("", f"scenario is not plain data (numbers, strings, lists, tables): {e}")]) from None
+
+
+def validate(scenario: "Scenario | Mapping | PathLike") -> dict:
+    """Validates; returns a short description, raises :class:`ScenarioError` listing every problem."""
+    d = as_dict(scenario)
+    try:
+        return _core.validate(_to_json(d))
+    except _core.ScenarioInvalid as e:
+        _raise_invalid(e)
+        raise
+
+
+_TOKEN = re.compile(r"([^.\[\]]+)|\[(\*|\d+)\]")
+
+
+def _split_path(path: str) -> list[str | int]:
+    parts: list[str | int] = []
+    pos = 0
+    path = path.strip()
+    while pos < len(path):
+        if path[pos] == ".":
+            pos += 1
+            continue
+        m = _TOKEN.match(path, pos)
+        if not m:
+            raise ScenarioError([(path, "invalid field path (use e.g. links[0].rate or flows[*].cc)")])
+        if m.group(1) is not None:
+            parts.append(m.group(1))
+        else:
+            parts.append("*" if m.group(2) == "*" else int(m.group(2)))
+        pos = m.end()
+    if not parts:
+        raise ScenarioError([(path, "empty field path")])
+    return parts
+
+
+def set_path(d: dict, path: str, value: Any) -> dict:
+    """Sets ``path`` (``links[0].rate``, ``flows[*].rate``, ``dumbbell.queue.limit``) to
+    ``value`` in place, creating missing tables. Returns ``d``."""
+    parts = _split_path(path)
+
+    def walk(node: Any, i: int, where: str) -> None:
+        key = parts[i]
+        last = i == len(parts) - 1
+        if isinstance(key, str) and key != "*":
+            if not isinstance(node, dict):
+                raise ScenarioError([(where, f"is not a table, cannot set '{key}'")])
+            if last:
+                node[key] = copy.deepcopy(value)
+            else:
+                nxt = parts[i + 1]
+                if key not in node:
+                    node[key] = {} if isinstance(nxt, str) and nxt != "*" else []
+                walk(node[key], i + 1, f"{where}.{key}" if where else key)
+            return
+        if not isinstance(node, list):
+            raise ScenarioError([(where, "is not a list, cannot index it")])
+        idxs = range(len(node)) if key == "*" else [key]
+        for j in idxs:
+            if j >= len(node):
+                raise ScenarioError([(f"{where}[{j}]", f"index out of range (the list has {len(node)} entries)")])
+            if last:
+                node[j] = copy.deepcopy(value)
+            else:
+                walk(node[j], i + 1, f"{where}[{j}]")
+
+    walk(d, 0, "")
+    return d
+
+
+def parse_value(text: str) -> Any:
+    """A ``--set`` value: a TOML literal (``10``, ``0.5``, ``true``, ``"x"``, ``[1, 2]``,
+    ``{ kind = "red" }``), else the bare text as a string (so ``10Mbps`` works unquoted)."""
+    try:
+        return json.loads(_core.toml_to_json(f"v = {text}"))["v"]
+    except _core.ScenarioInvalid:
+        return text
+
+
+def apply_overrides(d: dict, overrides: Iterable[str] | Mapping[str, Any] | None) -> dict:
+    """Applies ``path=value`` strings (CLI ``--set``) or a ``{path: value}`` mapping."""
+    if not overrides:
+        return d
+    if isinstance(overrides, Mapping):
+        for k, v in overrides.items():
+            set_path(d, k, v)
+        return d
+    for item in overrides:
+        if "=" not in item:
+            raise ScenarioError([(item, "an override must look like path=value, e.g. links[0].rate=20Mbps")])
+        k, v = item.split("=", 1)
+        set_path(d, k.strip(), parse_value(v.strip()))
+    return d
+
+
+class Scenario:
+    """A small builder over the scenario dict.
+
+    >>> s = (Scenario("demo", duration="10s", seed=1)
+    ...      .dumbbell(senders=2, access_rate="100Mbps", access_delay="1ms",
+    ...                bottleneck_rate="10Mbps", bottleneck_delay="20ms",
+    ...                queue={"kind": "red"})
+    ...      .flow("cbr", src="s{i}", dst="d{i}", count=2, rate="4Mbps")
+    ...      .trace("queue", link="bottleneck", interval="10ms"))
+    >>> s.validate()["flows"]
+    2
+    """
+
+    def __init__(self, name: str = "scenario", duration: Any = "10s", seed: int = 1, warmup: Any = 0, **simulation: Any):
+        self.data: dict = {"name": name, "simulation": {"duration": duration, "seed": seed, "warmup": warmup, **simulation}}
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "Scenario":
+        s = cls.__new__(cls)
+        s.data = copy.deepcopy(dict(d))
+        return s
+
+    @classmethod
+    def load(cls, path: PathLike) -> "Scenario":
+        return cls.from_dict(load(path))
+
+    def nodes(self, *names: str) -> "Scenario":
+        self.data.setdefault("nodes", []).extend(names)
+        return self
+
+    def link(self, a: str, b: str, rate: Any, delay: Any, *, name: str | None = None, queue: Mapping | None = None,
+             reverse_queue: Mapping | None = None, loss: Mapping | None = None) -> "Scenario":
+        entry: dict = {"a": a, "b": b, "rate": rate, "delay": delay}
+        for k, v in (("name", name), ("queue", queue), ("reverse_queue", reverse_queue), ("loss", loss)):
+            if v is not None:
+                entry[k] = dict(v) if isinstance(v, Mapping) else v
+        self.data.setdefault("links", []).append(entry)
+        return self
+
+    def dumbbell(self, senders: int, access_rate: Any, bottleneck_rate: Any, bottleneck_delay: Any,
+                 access_delay: Any = None, **extra: Any) -> "Scenario":
+        d = {"senders": senders, "access_rate": access_rate, "bottleneck_rate": bottleneck_rate,
+             "bottleneck_delay": bottleneck_delay, **extra}
+        if access_delay is not None:
+            d["access_delay"] = access_delay
+        self.data["dumbbell"] = d
+        return self
+
+    def flow(self, kind: str, src: str, dst: str, *, name: str | None = None, **params: Any) -> "Scenario":
+        entry = {"kind": kind, "src": src, "dst": dst, **params}
+        if name is not None:
+            entry["name"] = name
+        self.data.setdefault("flows", []).append(entry)
+        return self
+
+    def trace(self, kind: str, *, interval: Any = "100ms", **target: Any) -> "Scenario":
+        self.data.setdefault("traces", []).append({"kind": kind, "interval": interval, **target})
+        return self
+
+    def set(self, path: str, value: Any) -> "Scenario":
+        set_path(self.data, path, value)
+        return self
+
+    def to_dict(self) -> dict:
+        return copy.deepcopy(self.data)
+
+    def validate(self) -> dict:
+        return validate(self.data)
+
+    def __repr__(self) -> str:
+        return f"Scenario({self.data.get('name', 'scenario')!r}, {len(self.data.get('flows', []))} flow entries)"
