@@ -1,0 +1,51 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def ccsim_cli(*args, cwd=None, timeout=300):
+    """Runs the installed `ccsim` console script (falls back to `python -m ccsim`)."""
+    exe = Path(sys.executable).with_name("ccsim")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "ccsim"]
+    env = dict(os.environ, COLUMNS="200")
+    return subprocess.run(cmd + [str(a) for a in args], capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env)
+
+
+@pytest.fixture
+def cli():
+    return ccsim_cli
+
+
+TWO_NODE = """
+name = "two-node"
+nodes = ["a", "b"]
+[simulation]
+duration = "1s"
+seed = 3
+[[links]]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "35ms"
+queue = { kind = "droptail", limit = 100 }
+[[flows]]
+name = "f"
+kind = "cbr"
+src = "a"
+dst = "b"
+rate = "1Mbps"
+packet_size = "1500B"
+"""
+
+
+@pytest.fixture
+def two_node(tmp_path):
+    p = tmp_path / "two.toml"
+    p.write_text(TWO_NODE)
+    return p

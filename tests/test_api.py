@@ -1,0 +1,164 @@
+import math
+
+import pytest
+
+import ccsim
+from ccsim import Scenario, ScenarioError
+from conftest import EXAMPLES, TWO_NODE
+
+
+def test_version():
+    assert ccsim.__version__.count(".") == 2
+
+
+def test_run_two_node_exact_delay():
+    res = ccsim.run(ccsim.loads(TWO_NODE))
+    f = res.flows.iloc[0]
+    # 1.2 ms serialization + 35 ms propagation, no queueing at 1 Mb/s on 10 Mb/s.
+    assert f["delay_min_s"] == pytest.approx(0.0362, abs=1e-12)
+    assert f["delay_max_s"] == pytest.approx(0.0362, abs=1e-12)
+    assert f["sent_pkts"] == 84  # 0, 12 ms, ..., 996 ms
+    # The last three (972, 984, 996 ms) are still in flight at 1 s.
+    assert f["delivered_pkts"] == 81
+    assert f["goodput_bps"] == pytest.approx(81 * 1500 * 8 / 1.0)
+    assert res.meta["stop"] == "end_time"
+    assert res.meta["events"] > 0
+
+
+def test_builder_matches_toml_and_validates():
+    s = (Scenario("demo", duration="3s", seed=2)
+         .dumbbell(senders=2, access_rate="100Mbps", access_delay="1ms",
+                   bottleneck_rate="10Mbps", bottleneck_delay="20ms", queue={"kind": "red"})
+         .flow("cbr", src="s{i}", dst="d{i}", count=2, rate="6Mbps", jitter=True)
+         .trace("queue", link="bottleneck", interval="10ms")
+         .trace("flow", flow="*", interval="100ms"))
+    info = s.validate()
+    assert info["flows"] == 2 and info["nodes"] == 6 and info["links"] == 5
+    res = ccsim.run(s)
+    assert set(res.series_names) == {"queue:r0->r1", "flow:flow0-0", "flow:flow0-1"}
+    q = res.series("queue:r0->r1")
+    assert list(q.columns[:3]) == ["time", "len_pkts", "len_bytes"]
+    assert "red_avg" in q.columns
+    assert len(q) == 301
+    thr = res.series("flow:flow0-0")["throughput_bps"]
+    # 12 Mb/s offered into 10 Mb/s: each flow gets about 5 Mb/s.
+    assert thr.iloc[5:].mean() == pytest.approx(5e6, rel=0.1)
+    with pytest.raises(KeyError, match="recorded series"):
+        res.series("nope")
+
+
+def test_overrides_and_seed():
+    d = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    res = ccsim.run(d, seed=5, overrides=["dumbbell.bottleneck_rate=20Mbps", "flows[0].rate=1Mbps"])
+    assert res.meta["seed"] == 5
+    # 4 x 1 Mb/s into 20 Mb/s: nothing dropped.
+    assert res.flows["queue_drops"].sum() == 0
+    d2 = ccsim.set_path(ccsim.load(EXAMPLES / "dumbbell_cbr.toml"), "flows[*].packet_size", 500)
+    assert d2["flows"][0]["packet_size"] == 500
+
+
+def test_set_path_errors():
+    d = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    with pytest.raises(ScenarioError, match=r"flows\[7\]"):
+        ccsim.set_path(d, "flows[7].rate", 1)
+    with pytest.raises(ScenarioError, match="path=value"):
+        ccsim.apply_overrides(d, ["flows[0].rate"])
+
+
+def test_determinism_same_seed_identical_tables():
+    a = ccsim.run(EXAMPLES / "red_onoff_lossy.toml")
+    b = ccsim.run(EXAMPLES / "red_onoff_lossy.toml")
+    c = ccsim.run(EXAMPLES / "red_onoff_lossy.toml", seed=99)
+    assert a.tables["flows"].equals(b.tables["flows"])
+    assert a.tables["queues"].equals(b.tables["queues"])
+    assert a.series_arrow("queue:r0->r1").equals(b.series_arrow("queue:r0->r1"))
+    assert not a.tables["flows"].equals(c.tables["flows"])
+
+
+@pytest.mark.parametrize(
+    "patch, path",
+    [
+        (("rate = \"10Mbps\"", "rate = \"-10Mbps\""), "links[0].rate"),
+        (("rate = \"10Mbps\"", "rate = \"10Mbsp\""), "links[0].rate"),
+        (("delay = \"35ms\"", ""), "links[0].delay"),
+        (("kind = \"droptail\"", "kind = \"fifo\""), "links[0].queue.kind"),
+        (("b = \"b\"", "b = \"nowhere\""), "links[0].b"),
+        (("duration = \"1s\"", ""), "simulation.duration"),
+        (("packet_size = \"1500B\"", "packet_size = \"1500 bytez\""), "flows[0].packet_size"),
+    ],
+)
+def test_invalid_scenarios_name_the_field(patch, path):
+    bad = TWO_NODE.replace(*patch, 1)
+    with pytest.raises(ScenarioError) as e:
+        ccsim.run(ccsim.loads(bad))
+    assert path in [p for p, _ in e.value.errors], e.value.errors
+    assert path in str(e.value)
+
+
+def test_all_errors_reported_at_once():
+    bad = TWO_NODE.replace('rate = "10Mbps"', 'rate = "x"').replace('delay = "35ms"', 'delay = -1')
+    with pytest.raises(ScenarioError) as e:
+        ccsim.validate(ccsim.loads(bad))
+    paths = {p for p, _ in e.value.errors}
+    assert {"links[0].rate", "links[0].delay"} <= paths
+
+
+def test_unknown_queue_lists_allowed_values():
+    with pytest.raises(ScenarioError, match="allowed: droptail, red"):
+        ccsim.validate(ccsim.loads(TWO_NODE.replace('"droptail"', '"fifo"')))
+
+
+def test_not_toml():
+    with pytest.raises(ScenarioError, match="not valid TOML"):
+        ccsim.loads("this = is = not toml")
+
+
+def test_non_data_values_rejected():
+    d = ccsim.loads(TWO_NODE)
+    d["simulation"]["duration"] = object()
+    with pytest.raises(ScenarioError, match="plain data"):
+        ccsim.run(d)
+    d["simulation"]["duration"] = math.nan
+    with pytest.raises(ScenarioError):
+        ccsim.run(d)
+
+
+def test_rust_panic_becomes_python_exception():
+    from ccsim import _core
+
+    with pytest.raises(RuntimeError, match="internal error.*deliberate test panic"):
+        _core._panic_for_test()
+    # The interpreter is still fine afterwards.
+    assert ccsim.run(ccsim.loads(TWO_NODE)).meta["events"] > 0
+
+
+def test_save_and_load_roundtrip(tmp_path):
+    res = ccsim.run(EXAMPLES / "dumbbell_cbr.toml")
+    res.save(tmp_path / "out")
+    files = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*"))
+    assert "summary.json" in files and "flows.parquet" in files
+    assert "series/queue_r0-r1.parquet" in files
+    assert not [f for f in files if f.endswith(".tmp")]
+    back = ccsim.Results.load(tmp_path / "out")
+    assert back.tables["flows"].equals(res.tables["flows"])
+    assert back.series("queue:r0->r1").equals(res.series("queue:r0->r1"))
+
+
+def test_warmup_excluded_from_counters():
+    d = ccsim.loads(TWO_NODE)
+    d["simulation"]["warmup"] = "0.5s"
+    res = ccsim.run(d)
+    # Packets created at 504, 516, ..., 996 ms: 42 sent in the window. Deliveries in the
+    # window: 3 sent before it (468-492 ms, arriving after 500 ms) + 39 of those 42.
+    assert res.flows["sent_pkts"][0] == 42
+    assert res.flows["delivered_pkts"][0] == 42
+    assert res.flows["goodput_bps"][0] == pytest.approx(42 * 1500 * 8 / 0.5)
+
+
+def test_max_events_stops_early():
+    d = ccsim.loads(TWO_NODE)
+    d["simulation"]["max_events"] = 10
+    res = ccsim.run(d)
+    assert res.meta["stop"] == "max_events"
+    assert res.meta["events"] == 10
+    assert res.meta["sim_time_s"] < 1.0

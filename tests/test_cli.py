@@ -1,0 +1,106 @@
+"""End-to-end tests of the `ccsim` command."""
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import EXAMPLES, TWO_NODE
+
+
+def test_version(cli):
+    r = cli("--version")
+    assert r.returncode == 0
+    assert r.stdout.startswith("ccsim 0.")
+
+
+def test_run_writes_outputs(cli, tmp_path):
+    out = tmp_path / "out"
+    r = cli("run", EXAMPLES / "dumbbell_cbr.toml", "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert "cbr0" in r.stdout and "r0->r1" in r.stdout
+    s = json.loads((out / "summary.json").read_text())
+    assert s["meta"]["name"] == "dumbbell-cbr"
+    assert len(s["flows"]) == 4
+    t = pq.read_table(out / "flows.parquet")
+    assert t.num_rows == 4 and "goodput_bps" in t.column_names
+    assert (out / "series" / "queue_r0-r1.parquet").exists()
+    assert (out / "series" / "flow_cbr0.parquet").exists()
+
+
+def test_same_seed_bit_identical_parquet(cli, tmp_path):
+    for d in ("a", "b", "c"):
+        seed = "2" if d == "c" else "1"
+        r = cli("run", EXAMPLES / "red_onoff_lossy.toml", "--out", tmp_path / d, "--seed", seed, "-q")
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == ""
+    a = (tmp_path / "a" / "flows.parquet").read_bytes()
+    assert a == (tmp_path / "b" / "flows.parquet").read_bytes()
+    assert a != (tmp_path / "c" / "flows.parquet").read_bytes()
+
+
+def test_set_overrides(cli, tmp_path):
+    r = cli("run", EXAMPLES / "dumbbell_cbr.toml", "--out", tmp_path / "o", "-q",
+            "--set", "dumbbell.bottleneck_rate=100Mbps", "--set", "simulation.duration=2s")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert s["meta"]["sim_time_s"] == 2.0
+    assert all(f["queue_drops"] == 0 for f in s["flows"])
+
+
+def test_validate_ok(cli):
+    r = cli("validate", EXAMPLES / "red_onoff_lossy.toml")
+    assert r.returncode == 0, r.stderr
+    assert "ok: red-onoff-lossy" in r.stdout
+
+
+BAD = [
+    ("missing field", ('delay = "35ms"', ""), "links[0].delay"),
+    ("negative rate", ('rate = "10Mbps"', 'rate = "-5Mbps"'), "links[0].rate"),
+    ("unknown queue", ('kind = "droptail"', 'kind = "wfq"'), "links[0].queue.kind"),
+    ("unit typo", ('delay = "35ms"', 'delay = "35mz"'), "links[0].delay"),
+    ("missing node", ('b = "b"', 'b = "c"'), "links[0].b"),
+    ("unknown field", ('delay = "35ms"', 'delay = "35ms"\ndelya = 1'), "links[0].delya"),
+]
+
+
+@pytest.mark.parametrize("label, patch, field", BAD, ids=[b[0] for b in BAD])
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_invalid_input_exit_2(cli, tmp_path, label, patch, field, command):
+    p = tmp_path / "bad.toml"
+    p.write_text(TWO_NODE.replace(*patch, 1))
+    r = cli(command, p)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert field in r.stderr
+    assert "Traceback" not in r.stderr and "panicked" not in r.stderr
+
+
+def test_non_toml_file_exit_2(cli, tmp_path):
+    p = tmp_path / "x.toml"
+    p.write_bytes(b"\x89PNG\r\n\x1a\n\x00binary")
+    r = cli("run", p)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+
+
+def test_missing_file_exit_2(cli, tmp_path):
+    r = cli("run", tmp_path / "nope.toml")
+    assert r.returncode == 2
+    assert "not found" in r.stderr
+
+
+def test_bad_set_exit_2(cli, two_node):
+    r = cli("run", two_node, "--set", "links[5].rate=1Mbps")
+    assert r.returncode == 2
+    assert "links[5]" in r.stderr
+    r = cli("run", two_node, "--set", "links[0].rate=fast")
+    assert r.returncode == 2
+    assert "links[0].rate" in r.stderr
+
+
+def test_bench_json(cli, tmp_path):
+    r = cli("bench", "--flows", "4", "--rate", "1e8", "--duration", "0.5", "--reps", "1", "--json", tmp_path / "b.json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / "b.json").read_text())
+    run = data["runs"][0]
+    assert run["bottleneck_pkts"] > 3000 and run["events_per_s"] > 0
