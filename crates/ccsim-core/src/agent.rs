@@ -92,8 +92,8 @@ pub trait Agent: Send {
     /// One of this agent's timers fired.
     fn on_timer(&mut self, _ctx: &mut Ctx, _kind: u16, _token: u32) {}
     /// Names of the agent's state exposed to time-series traces (e.g. `cwnd`).
-    fn probe_names(&self) -> &'static [&'static str] {
-        &[]
+    fn probe_names(&self) -> Vec<&'static str> {
+        Vec::new()
     }
     /// Appends current values of [`Agent::probe_names`].
     fn probe(&self, _out: &mut Vec<f64>) {}

@@ -34,6 +34,7 @@
 pub mod agent;
 pub mod app;
 pub mod bench;
+pub mod cc;
 pub mod engine;
 pub mod loss;
 pub mod measure;
@@ -43,6 +44,7 @@ pub mod queue;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod tcp;
 pub mod units;
 
 /// The crate version.

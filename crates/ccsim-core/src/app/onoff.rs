@@ -90,8 +90,8 @@ impl Agent for OnOff {
             _ => {}
         }
     }
-    fn probe_names(&self) -> &'static [&'static str] {
-        &["on"]
+    fn probe_names(&self) -> Vec<&'static str> {
+        vec!["on"]
     }
     fn probe(&self, out: &mut Vec<f64>) {
         out.push(self.is_on as u8 as f64);

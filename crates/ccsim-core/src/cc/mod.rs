@@ -1,0 +1,103 @@
+//! Congestion control behind one small trait (cf. quinn-proto's `Controller`).
+//!
+//! A controller owns `cwnd` and `ssthresh`, in segments (f64, as ns-2; the sender sends
+//! `floor(cwnd)` segments). It grows the window on ACKs and sets the post-loss window on a
+//! congestion event or a timeout. Loss *recovery* (fast retransmit, fast recovery, partial
+//! ACKs, SACK) belongs to the TCP sender, not to the controller. A new algorithm is one
+//! file in this folder, its tests, and one line in [`REGISTRY`].
+
+pub mod reno;
+
+use crate::units::Time;
+
+/// What the sender tells a controller about an ACK.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckInfo {
+    pub now: Time,
+    /// Bytes newly acknowledged (0 for a duplicate ACK).
+    pub acked_bytes: u64,
+    /// Window credit for this ACK in segments: 1 per ACK (ns-2, RFC 5681 per-ACK rule) or
+    /// acked bytes / MSS with appropriate byte counting.
+    pub acked_segs: f64,
+    /// RTT sample carried by this ACK, if any.
+    pub rtt: Option<Time>,
+    /// Smallest RTT sample so far (0 before the first).
+    pub min_rtt: Time,
+    /// Smoothed RTT (0 before the first sample).
+    pub srtt: Time,
+    /// Bytes in flight after this ACK.
+    pub inflight: u64,
+    pub mss: u32,
+    /// The ACK is a duplicate.
+    pub dup: bool,
+    /// Cumulative ACK number.
+    pub ack: u64,
+    /// Echoed send time of the segment that triggered this ACK (ns-2 `ts_echo`).
+    pub ts_echo: Time,
+    /// The sender is in loss recovery.
+    pub in_recovery: bool,
+}
+
+/// What the sender tells a controller about a congestion event or a timeout.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LossInfo {
+    pub now: Time,
+    /// Receiver-window-limited window in segments: `min(cwnd, rwnd)` (ns-2 and Linux halve
+    /// this, not FlightSize).
+    pub window: f64,
+    pub inflight: u64,
+    pub mss: u32,
+    pub min_rtt: Time,
+    pub srtt: Time,
+}
+
+pub trait CongestionControl: Send {
+    fn name(&self) -> &'static str;
+    /// Congestion window, segments.
+    fn cwnd(&self) -> f64;
+    /// Slow-start threshold, segments.
+    fn ssthresh(&self) -> f64;
+    /// Recovery may override the window (Tahoe's cwnd = 1, NewReno deflation).
+    fn set_cwnd(&mut self, cwnd: f64);
+    /// Every ACK, duplicates included, before the sender's loss-recovery logic (bandwidth
+    /// estimators hook here).
+    fn on_ack_received(&mut self, _info: &AckInfo) {}
+    /// New data acknowledged outside loss recovery: grow the window.
+    fn on_ack(&mut self, info: &AckInfo);
+    /// Loss detected by duplicate ACKs / SACK: set ssthresh and the window to use once
+    /// recovery ends (the sender adds Reno's inflation on top).
+    fn on_congestion(&mut self, info: &LossInfo);
+    /// Retransmission timeout: set ssthresh and cwnd (normally 1 segment).
+    fn on_timeout(&mut self, info: &LossInfo);
+    /// Loss recovery finished (a full ACK).
+    fn on_recovery_end(&mut self, _now: Time) {}
+    /// Optional pacing rate, bit/s.
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
+    /// Extra state for traces.
+    fn probe_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn probe(&self, _out: &mut Vec<f64>) {}
+}
+
+/// Parameters common to every controller's construction.
+#[derive(Clone, Copy, Debug)]
+pub struct CcInit {
+    pub initial_cwnd: f64,
+    pub initial_ssthresh: f64,
+}
+
+pub type CcBuilder = std::sync::Arc<dyn Fn(CcInit) -> Box<dyn CongestionControl> + Send + Sync>;
+/// Parses a controller's own fields (`cc_params` table, may be absent).
+pub type CcParser = fn(Option<&mut crate::scenario::Obj>, &mut crate::scenario::Errors) -> Option<CcBuilder>;
+
+/// Congestion controllers by scenario name: one line per algorithm.
+pub const REGISTRY: &[(&str, CcParser)] = &[("reno", reno::parse)];
+
+/// Standard Reno halving: `max(window/2, 2)` segments.
+#[inline]
+pub fn halve(window: f64) -> f64 {
+    (window / 2.0).max(2.0)
+}

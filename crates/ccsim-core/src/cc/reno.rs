@@ -1,0 +1,86 @@
+//! Reno / NewReno congestion avoidance (RFC 5681; ns-2 `windowOption_ 1`): slow start
+//! `cwnd += acked_segs` per ACK while `cwnd < ssthresh`, else `cwnd += acked_segs/cwnd`
+//! (one segment per RTT); on a congestion event `ssthresh = cwnd = max(W/2, 2)`; on a
+//! timeout `ssthresh = max(W/2, 2)`, `cwnd = 1`.
+
+use super::{halve, AckInfo, CcBuilder, CcInit, CongestionControl, LossInfo};
+
+pub struct Reno {
+    cwnd: f64,
+    ssthresh: f64,
+}
+
+impl Reno {
+    pub fn new(init: CcInit) -> Self {
+        Reno { cwnd: init.initial_cwnd, ssthresh: init.initial_ssthresh }
+    }
+}
+
+impl CongestionControl for Reno {
+    fn name(&self) -> &'static str {
+        "reno"
+    }
+    fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+    fn ssthresh(&self) -> f64 {
+        self.ssthresh
+    }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.cwnd = cwnd.max(1.0);
+    }
+    #[inline]
+    fn on_ack(&mut self, info: &AckInfo) {
+        if self.cwnd < self.ssthresh {
+            self.cwnd += info.acked_segs;
+        } else {
+            self.cwnd += info.acked_segs / self.cwnd;
+        }
+    }
+    fn on_congestion(&mut self, info: &LossInfo) {
+        self.ssthresh = halve(info.window);
+        self.cwnd = self.ssthresh;
+    }
+    fn on_timeout(&mut self, info: &LossInfo) {
+        self.ssthresh = halve(info.window);
+        self.cwnd = 1.0;
+    }
+}
+
+/// Scenario: `cc = "reno"` (no parameters).
+pub fn parse(obj: Option<&mut crate::scenario::Obj>, _errs: &mut crate::scenario::Errors) -> Option<CcBuilder> {
+    let _ = obj;
+    Some(std::sync::Arc::new(|init| Box::new(Reno::new(init))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack() -> AckInfo {
+        AckInfo { acked_segs: 1.0, acked_bytes: 1000, mss: 1000, ..Default::default() }
+    }
+
+    #[test]
+    fn slow_start_then_avoidance() {
+        let mut r = Reno::new(CcInit { initial_cwnd: 2.0, initial_ssthresh: 8.0 });
+        for _ in 0..6 {
+            r.on_ack(&ack());
+        }
+        assert_eq!(r.cwnd(), 8.0);
+        // One RTT of CA: 8 ACKs add 8 · 1/cwnd ≈ 1 segment.
+        for _ in 0..8 {
+            r.on_ack(&ack());
+        }
+        assert!((r.cwnd() - 8.0 - 1.0).abs() < 0.07, "{}", r.cwnd());
+    }
+
+    #[test]
+    fn halves_on_loss_and_collapses_on_timeout() {
+        let mut r = Reno::new(CcInit { initial_cwnd: 20.0, initial_ssthresh: 1e9 });
+        r.on_congestion(&LossInfo { window: 20.0, ..Default::default() });
+        assert_eq!((r.cwnd(), r.ssthresh()), (10.0, 10.0));
+        r.on_timeout(&LossInfo { window: 3.0, ..Default::default() });
+        assert_eq!((r.cwnd(), r.ssthresh()), (1.0, 2.0));
+    }
+}

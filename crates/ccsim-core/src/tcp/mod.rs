@@ -1,0 +1,239 @@
+//! TCP: sender, receiver, RTT/RTO, SACK scoreboard, profiles, and the `tcp` flow kind.
+//!
+//! A `tcp` flow is a bulk (FTP-like) transfer, infinite or of `bytes` bytes, from `src` to
+//! `dst`. `profile` picks defaults (`ns2` or `linux`), every field can be overridden, `cc`
+//! picks the congestion controller, `recovery` the loss-recovery variant. There is no
+//! connection handshake: data starts at the flow's start time (as ns-2's one-way TCP).
+
+pub mod receiver;
+pub mod rtt;
+pub mod sack;
+pub mod sender;
+
+pub use receiver::TcpReceiver;
+pub use rtt::{RttEstimator, RttMode};
+pub use sender::TcpSender;
+
+use crate::scenario::{AppBuilder, Errors, Obj};
+use crate::units::{Time, MS, SEC};
+use std::sync::Arc;
+
+/// Loss-recovery variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    Tahoe,
+    Reno,
+    NewReno,
+    Sack,
+}
+
+/// Everything a TCP endpoint needs, resolved from profile + overrides.
+#[derive(Clone, Debug)]
+pub struct TcpConfig {
+    /// Payload bytes per full segment.
+    pub mss: u32,
+    /// TCP timestamps option (12 bytes per header; RTT sample per ACK).
+    pub timestamps: bool,
+    /// Receiver's advertised window, bytes.
+    pub window_bytes: u64,
+    pub initial_window: f64,
+    pub initial_ssthresh: f64,
+    pub delayed_ack: bool,
+    pub delack_count: u32,
+    pub delack_timeout: Time,
+    pub rtt_mode: RttMode,
+    pub min_rto: Time,
+    pub max_rto: Time,
+    pub initial_rto: Time,
+    pub recovery: Recovery,
+    /// The receiver sends SACK blocks.
+    pub sack: bool,
+    pub max_sack_blocks: u8,
+    pub dupthresh: u32,
+    /// Appropriate byte counting: window credit = acked bytes / MSS instead of 1 per ACK.
+    pub abc: bool,
+    /// Bytes to transfer (None = infinite).
+    pub bytes: Option<u64>,
+}
+
+impl TcpConfig {
+    /// IP + TCP header bytes of a segment carrying `nsack` SACK blocks.
+    pub fn header_bytes(&self, nsack: u8) -> u32 {
+        let ts = if self.timestamps { 12 } else { 0 };
+        let sack = if nsack > 0 { 4 + 8 * nsack as u32 } else { 0 };
+        40 + ts + sack
+    }
+
+    /// ns-2.35 defaults: 1000-byte segments, 40-byte headers and ACKs, `window_ 20`,
+    /// `windowInit_ 2`, tick-based RTO (`tcpTick_ 10ms`, `minrto_ 200ms`, `maxrto_ 60s`,
+    /// initial 3 s), no delayed ACK (a DelAck sink uses 100 ms), no timestamps option,
+    /// one ACK credit per ACK, NewReno recovery.
+    pub fn ns2() -> Self {
+        TcpConfig {
+            mss: 1000,
+            timestamps: false,
+            window_bytes: 20 * 1000,
+            initial_window: 2.0,
+            initial_ssthresh: 1e9,
+            delayed_ack: false,
+            delack_count: 2,
+            delack_timeout: 100 * MS,
+            rtt_mode: RttMode::Ns2 { tick: 10 * MS },
+            min_rto: 200 * MS,
+            max_rto: 60 * SEC,
+            initial_rto: 3 * SEC,
+            recovery: Recovery::NewReno,
+            sack: false,
+            max_sack_blocks: 3,
+            dupthresh: 3,
+            abc: false,
+            bytes: None,
+        }
+    }
+
+    /// Linux-like defaults: MSS 1448 with timestamps, initial window 10 (RFC 6928),
+    /// RFC 6298 RTO with 1 ms granularity, min 200 ms, max 120 s, initial 1 s, delayed ACK
+    /// (2 segments, 40 ms), SACK recovery, byte counting, a 1 GiB receive window.
+    pub fn linux() -> Self {
+        TcpConfig {
+            mss: 1448,
+            timestamps: true,
+            window_bytes: 1 << 30,
+            initial_window: 10.0,
+            initial_ssthresh: 1e9,
+            delayed_ack: true,
+            delack_count: 2,
+            delack_timeout: 40 * MS,
+            rtt_mode: RttMode::Rfc6298 { granularity: MS },
+            min_rto: 200 * MS,
+            max_rto: 120 * SEC,
+            initial_rto: SEC,
+            recovery: Recovery::Sack,
+            sack: true,
+            max_sack_blocks: 3,
+            dupthresh: 3,
+            abc: true,
+            bytes: None,
+        }
+    }
+}
+
+/// Scenario: `kind = "tcp"`, `profile` (`ns2` | `linux`, default `ns2`), `cc` (default
+/// `reno`), `cc_params` (table), `recovery` (`tahoe` | `reno` | `newreno` | `sack`), and
+/// overrides: `mss`, `window` (segments), `initial_window`, `initial_ssthresh`,
+/// `delayed_ack`, `delack_count`, `delack_timeout`, `rtt_estimator` (`ns2` | `rfc6298`),
+/// `clock_granularity`, `min_rto`, `max_rto`, `initial_rto`, `timestamps`,
+/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`.
+pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
+    let profile = o.choice("profile", &["ns2", "linux"], Some("ns2"), errs)?;
+    let mut c = if profile == "linux" { TcpConfig::linux() } else { TcpConfig::ns2() };
+    if let Some(m) = o.size("mss", errs) {
+        c.mss = m;
+    }
+    let window = o.float("window", 1.0, 1e9, errs);
+    if let Some(v) = o.float("initial_window", 1.0, 1e9, errs) {
+        c.initial_window = v;
+    }
+    if let Some(v) = o.float("initial_ssthresh", 2.0, 1e12, errs) {
+        c.initial_ssthresh = v;
+    }
+    if let Some(v) = o.boolean("delayed_ack", errs) {
+        c.delayed_ack = v;
+    }
+    if let Some(v) = o.int("delack_count", 1, 64, errs) {
+        c.delack_count = v as u32;
+    }
+    if let Some(v) = o.time("delack_timeout", errs) {
+        c.delack_timeout = v.max(1);
+    }
+    let default_est = match c.rtt_mode {
+        RttMode::Ns2 { .. } => "ns2",
+        RttMode::Rfc6298 { .. } => "rfc6298",
+    };
+    let est = o.choice("rtt_estimator", &["ns2", "rfc6298"], Some(default_est), errs);
+    let gran = o.time("clock_granularity", errs).unwrap_or(match c.rtt_mode {
+        RttMode::Ns2 { tick } => tick,
+        RttMode::Rfc6298 { granularity } => granularity,
+    });
+    c.rtt_mode = match est {
+        Some("ns2") => RttMode::Ns2 { tick: gran.max(1) },
+        _ => RttMode::Rfc6298 { granularity: gran },
+    };
+    if let Some(v) = o.time("min_rto", errs) {
+        c.min_rto = v;
+    }
+    if let Some(v) = o.time("max_rto", errs) {
+        c.max_rto = v;
+    }
+    if let Some(v) = o.time("initial_rto", errs) {
+        c.initial_rto = v.max(1);
+    }
+    if c.min_rto > c.max_rto {
+        errs.add(o.at("min_rto"), format!("min_rto ({} s) must not exceed max_rto ({} s)", c.min_rto as f64 / 1e9, c.max_rto as f64 / 1e9));
+    }
+    if c.max_rto == 0 {
+        errs.add(o.at("max_rto"), "must be greater than 0");
+    }
+    if let Some(v) = o.boolean("timestamps", errs) {
+        c.timestamps = v;
+    }
+    if let Some(v) = o.int("max_sack_blocks", 1, 4, errs) {
+        c.max_sack_blocks = v as u8;
+    }
+    if let Some(v) = o.int("dupthresh", 1, 1000, errs) {
+        c.dupthresh = v as u32;
+    }
+    if let Some(v) = o.boolean("abc", errs) {
+        c.abc = v;
+    }
+    if o.has("bytes") {
+        let v = o.get("bytes").unwrap();
+        let b = match v {
+            serde_json::Value::Number(n) => n.as_f64(),
+            serde_json::Value::String(s) => crate::units::parse_size(s),
+            _ => None,
+        };
+        match b {
+            Some(b) if b >= 1.0 && b.is_finite() => c.bytes = Some(b as u64),
+            _ => errs.add(o.at("bytes"), format!("expected a size such as '10MB' or a number of bytes >= 1, got {}", crate::scenario::reader::show(v))),
+        }
+    }
+    let recovery = o.choice(
+        "recovery",
+        &["tahoe", "reno", "newreno", "sack"],
+        Some(match c.recovery {
+            Recovery::Tahoe => "tahoe",
+            Recovery::Reno => "reno",
+            Recovery::NewReno => "newreno",
+            Recovery::Sack => "sack",
+        }),
+        errs,
+    )?;
+    c.recovery = match recovery {
+        "tahoe" => Recovery::Tahoe,
+        "reno" => Recovery::Reno,
+        "newreno" => Recovery::NewReno,
+        _ => Recovery::Sack,
+    };
+    c.sack = c.recovery == Recovery::Sack;
+    if let Some(w) = window {
+        c.window_bytes = (w * c.mss as f64).round() as u64;
+    }
+    let names: Vec<&'static str> = crate::cc::REGISTRY.iter().map(|(n, _)| *n).collect();
+    let cc_name = o.choice("cc", &names, Some("reno"), errs)?;
+    let parser = crate::cc::REGISTRY.iter().find(|(n, _)| *n == cc_name).unwrap().1;
+    let cc = match o.get("cc_params") {
+        Some(v) => {
+            let path = o.at("cc_params");
+            let mut p = Obj::new(v, &path, errs)?;
+            let built = parser(Some(&mut p), errs);
+            p.finish(errs);
+            built
+        }
+        None => parser(None, errs),
+    }?;
+    let cfg = Arc::new(c);
+    Some(Box::new(move |_rng| {
+        (Box::new(TcpSender::new(cfg.clone(), &cc)), Box::new(TcpReceiver::new(cfg.clone())))
+    }))
+}

@@ -1,0 +1,151 @@
+//! The TCP receiver: cumulative ACKs, out-of-order ranges, SACK blocks (RFC 2018: the
+//! first block holds the segment that triggered the ACK, the rest follow by recency),
+//! delayed ACKs (every `delack_count` in-order segments or after `delack_timeout`;
+//! immediate ACK for out-of-order segments and for segments that fill a hole), the
+//! advertised window, and the echoed timestamp of ns-2's sink: the send time of the newest
+//! segment at or below the next expected byte (so dupACKs echo the last in-order segment).
+
+use super::TcpConfig;
+use crate::agent::{Agent, Ctx};
+use crate::packet::{Kind, Packet, SackBlock};
+use crate::units::Time;
+use std::sync::Arc;
+
+const TIMER_DELACK: u16 = 0;
+
+pub struct TcpReceiver {
+    cfg: Arc<TcpConfig>,
+    rcv_nxt: u64,
+    /// Out-of-order ranges `(start, end, last_update)`, sorted by start.
+    ooo: Vec<(u64, u64, u64)>,
+    ts_recent: Time,
+    pending: u32,
+    delack_token: u32,
+    delack_armed: bool,
+    updates: u64,
+    pub acks_sent: u64,
+    pub dup_segments: u64,
+}
+
+impl TcpReceiver {
+    pub fn new(cfg: Arc<TcpConfig>) -> Self {
+        TcpReceiver {
+            cfg,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            ts_recent: 0,
+            pending: 0,
+            delack_token: 0,
+            delack_armed: false,
+            updates: 0,
+            acks_sent: 0,
+            dup_segments: 0,
+        }
+    }
+
+    /// Adds `[s, e)` to the out-of-order list, merging; returns the merged range.
+    fn insert_ooo(&mut self, s: u64, e: u64) -> (u64, u64) {
+        self.updates += 1;
+        let i = self.ooo.partition_point(|b| b.1 < s);
+        let mut j = i;
+        let (mut ns, mut ne) = (s, e);
+        while j < self.ooo.len() && self.ooo[j].0 <= ne {
+            ns = ns.min(self.ooo[j].0);
+            ne = ne.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, std::iter::once((ns, ne, self.updates)));
+        (ns, ne)
+    }
+
+    fn send_ack(&mut self, ctx: &mut Ctx, first: Option<(u64, u64)>) {
+        let mut p = Packet { kind: Kind::Ack, ack: self.rcv_nxt, ts_echo: self.ts_recent, ..Default::default() };
+        p.wnd = self.cfg.window_bytes.min(u32::MAX as u64) as u32;
+        if self.cfg.sack && !self.ooo.is_empty() {
+            let max = self.cfg.max_sack_blocks as usize;
+            let mut n = 0;
+            if let Some((s, e)) = first {
+                p.sack[0] = SackBlock { start: s, end: e };
+                n = 1;
+            }
+            // The remaining blocks, most recently updated first (no allocation: k passes).
+            let mut last_pick = u64::MAX;
+            while n < max.min(p.sack.len()) {
+                let pick = self
+                    .ooo
+                    .iter()
+                    .filter(|b| Some((b.0, b.1)) != first && b.2 < last_pick)
+                    .max_by_key(|b| b.2);
+                let Some(b) = pick else { break };
+                p.sack[n] = SackBlock { start: b.0, end: b.1 };
+                last_pick = b.2;
+                n += 1;
+            }
+            p.nsack = n as u8;
+        }
+        p.size = self.cfg.header_bytes(p.nsack);
+        ctx.send(p);
+        self.acks_sent += 1;
+        self.pending = 0;
+        if self.delack_armed {
+            self.delack_armed = false;
+            self.delack_token = self.delack_token.wrapping_add(1);
+        }
+    }
+}
+
+impl Agent for TcpReceiver {
+    fn on_packet(&mut self, ctx: &mut Ctx, p: &Packet) {
+        if p.kind != Kind::Data {
+            return;
+        }
+        let (s, e) = (p.seq, p.seq + p.payload as u64);
+        if e <= self.rcv_nxt {
+            // Entirely old: a duplicate; ACK at once.
+            self.dup_segments += 1;
+            return self.send_ack(ctx, None);
+        }
+        if s > self.rcv_nxt {
+            // Out of order: remember, duplicate ACK at once.
+            let blk = self.insert_ooo(s, e);
+            return self.send_ack(ctx, Some(blk));
+        }
+        // In order (possibly overlapping old data).
+        let before = self.rcv_nxt;
+        let had_holes = !self.ooo.is_empty();
+        self.rcv_nxt = e;
+        while let Some(&(bs, be, _)) = self.ooo.first() {
+            if bs > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(be);
+            self.ooo.remove(0);
+        }
+        self.ts_recent = p.sent_at;
+        ctx.stats().goodput_bytes += self.rcv_nxt - before;
+        if !self.cfg.delayed_ack || had_holes {
+            return self.send_ack(ctx, None);
+        }
+        self.pending += 1;
+        if self.pending >= self.cfg.delack_count {
+            self.send_ack(ctx, None);
+        } else if !self.delack_armed {
+            self.delack_armed = true;
+            self.delack_token = self.delack_token.wrapping_add(1);
+            ctx.timer_at(ctx.now + self.cfg.delack_timeout, TIMER_DELACK, self.delack_token);
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx, kind: u16, token: u32) {
+        if kind == TIMER_DELACK && token == self.delack_token && self.delack_armed {
+            self.delack_armed = false;
+            if self.pending > 0 {
+                self.send_ack(ctx, None);
+            }
+        }
+    }
+
+    fn summary(&self) -> Vec<(&'static str, f64)> {
+        vec![("acks_sent", self.acks_sent as f64), ("duplicate_segments", self.dup_segments as f64)]
+    }
+}

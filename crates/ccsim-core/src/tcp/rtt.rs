@@ -1,0 +1,193 @@
+//! RTT estimation and the retransmission timeout.
+//!
+//! Two estimators, chosen by profile:
+//! - [`RttMode::Rfc6298`]: `SRTT`, `RTTVAR` in nanoseconds, α = 1/8, β = 1/4,
+//!   `RTO = SRTT + max(G, 4·RTTVAR)`, clamped to `[min_rto, max_rto]`.
+//! - [`RttMode::Ns2`]: ns-2's fixed-point estimator in clock ticks (`tcpTick_`):
+//!   samples rounded to whole ticks (at least 1), `srtt8 += m − srtt8/8`,
+//!   `rttvar4 += |m − srtt| − rttvar4/4`, `RTO = (srtt + 4·rttvar)·tick`; the timeout used is
+//!   `max(RTO, minrto)·backoff`, capped at `maxrto`, never below two ticks.
+//! Back-off doubles the timeout on each expiry (capped) and is reset by a valid sample.
+
+use crate::units::Time;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RttMode {
+    Rfc6298 { granularity: Time },
+    Ns2 { tick: Time },
+}
+
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    mode: RttMode,
+    min_rto: Time,
+    max_rto: Time,
+    /// RTO before the first sample.
+    initial_rto: Time,
+    // RFC mode state (ns).
+    srtt: Time,
+    rttvar: Time,
+    // ns-2 mode state (ticks, fixed point).
+    t_srtt: i64,
+    t_rttvar: i64,
+    rto: Time,
+    pub backoff: u32,
+    pub min_rtt: Time,
+    pub samples: u64,
+    pub sum_rtt: u128,
+}
+
+const MAX_BACKOFF: u32 = 64;
+
+impl RttEstimator {
+    pub fn new(mode: RttMode, min_rto: Time, max_rto: Time, initial_rto: Time) -> Self {
+        RttEstimator {
+            mode,
+            min_rto,
+            max_rto,
+            initial_rto,
+            srtt: 0,
+            rttvar: 0,
+            t_srtt: 0,
+            t_rttvar: 0,
+            rto: initial_rto,
+            backoff: 1,
+            min_rtt: 0,
+            samples: 0,
+            sum_rtt: 0,
+        }
+    }
+
+    /// Feeds one RTT sample (Karn's rule is the caller's: never from a retransmission).
+    pub fn sample(&mut self, rtt: Time) {
+        self.samples += 1;
+        self.sum_rtt += rtt as u128;
+        if self.min_rtt == 0 || rtt < self.min_rtt {
+            self.min_rtt = rtt.max(1);
+        }
+        match self.mode {
+            RttMode::Rfc6298 { granularity } => {
+                if self.samples == 1 {
+                    self.srtt = rtt;
+                    self.rttvar = rtt / 2;
+                } else {
+                    let diff = self.srtt.abs_diff(rtt);
+                    self.rttvar = (3 * self.rttvar + diff) / 4;
+                    self.srtt = (7 * self.srtt + rtt) / 8;
+                }
+                self.rto = self.srtt + granularity.max(4 * self.rttvar);
+            }
+            RttMode::Ns2 { tick } => {
+                let m = ((rtt + tick / 2) / tick).max(1) as i64;
+                if self.t_srtt != 0 {
+                    let mut delta = m - (self.t_srtt >> 3);
+                    self.t_srtt += delta;
+                    if self.t_srtt <= 0 {
+                        self.t_srtt = 1;
+                    }
+                    if delta < 0 {
+                        delta = -delta;
+                    }
+                    delta -= self.t_rttvar >> 2;
+                    self.t_rttvar += delta;
+                    if self.t_rttvar <= 0 {
+                        self.t_rttvar = 1;
+                    }
+                } else {
+                    self.t_srtt = m << 3;
+                    self.t_rttvar = m << 1;
+                }
+                // ((rttvar << (2 + 3 - 2)) + srtt) >> 3 ticks = srtt + 4·rttvar.
+                let ticks = ((self.t_rttvar << 3) + self.t_srtt) >> 3;
+                self.rto = ticks as Time * tick;
+                self.srtt = ((self.t_srtt as Time) * tick) / 8;
+                self.rttvar = ((self.t_rttvar as Time) * tick) / 4;
+            }
+        }
+        self.backoff = 1;
+    }
+
+    /// The timeout to arm now (base RTO clamped, times back-off, capped).
+    pub fn timeout(&self) -> Time {
+        let base = if self.samples == 0 { self.initial_rto } else { self.rto.max(self.min_rto) };
+        let mut t = base.saturating_mul(self.backoff as Time).min(self.max_rto);
+        if let RttMode::Ns2 { tick } = self.mode {
+            t = t.max(2 * tick);
+        }
+        t
+    }
+
+    /// A timeout expired: double the back-off (capped).
+    pub fn back_off(&mut self) {
+        if self.timeout() < self.max_rto && self.backoff < MAX_BACKOFF {
+            self.backoff *= 2;
+        }
+    }
+
+    pub fn srtt(&self) -> Time {
+        self.srtt
+    }
+    pub fn rttvar(&self) -> Time {
+        self.rttvar
+    }
+    pub fn mean_rtt(&self) -> f64 {
+        if self.samples == 0 {
+            f64::NAN
+        } else {
+            self.sum_rtt as f64 / self.samples as f64 / 1e9
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::MS;
+
+    #[test]
+    fn rfc6298_first_and_later_samples() {
+        let mut e = RttEstimator::new(RttMode::Rfc6298 { granularity: MS }, 200 * MS, 60_000 * MS, 1000 * MS);
+        assert_eq!(e.timeout(), 1000 * MS);
+        e.sample(100 * MS);
+        // SRTT = 100, RTTVAR = 50, RTO = 100 + 200 = 300 ms.
+        assert_eq!(e.timeout(), 300 * MS);
+        e.sample(100 * MS);
+        // RTTVAR = 3/4·50 = 37.5, RTO = 100 + 150 = 250 ms.
+        assert_eq!(e.timeout(), 250 * MS);
+        e.back_off();
+        assert_eq!(e.timeout(), 500 * MS);
+        e.sample(100 * MS);
+        assert_eq!(e.backoff, 1);
+        assert_eq!(e.min_rtt, 100 * MS);
+    }
+
+    #[test]
+    fn ns2_fixed_point() {
+        let tick = 10 * MS;
+        let mut e = RttEstimator::new(RttMode::Ns2 { tick }, 200 * MS, 60_000 * MS, 3000 * MS);
+        assert_eq!(e.timeout(), 3000 * MS);
+        // 96 ms -> 10 ticks (rounded). srtt8 = 80, rttvar4 = 20 -> RTO = (160+80)>>3 = 30 ticks.
+        e.sample(96 * MS);
+        assert_eq!(e.timeout(), 300 * MS);
+        // Same again: delta = 0; rttvar4 += 0 - 5 = 15 -> RTO = (120 + 80) >> 3 = 25 ticks.
+        e.sample(100 * MS);
+        assert_eq!(e.timeout(), 250 * MS);
+        // Many identical samples: rttvar decays, the 200 ms floor applies.
+        for _ in 0..50 {
+            e.sample(100 * MS);
+        }
+        assert_eq!(e.timeout(), 200 * MS);
+        e.back_off();
+        e.back_off();
+        assert_eq!(e.timeout(), 800 * MS);
+    }
+
+    #[test]
+    fn backoff_caps_at_max_rto() {
+        let mut e = RttEstimator::new(RttMode::Rfc6298 { granularity: MS }, 200 * MS, 2000 * MS, 1000 * MS);
+        for _ in 0..10 {
+            e.back_off();
+        }
+        assert_eq!(e.timeout(), 2000 * MS);
+    }
+}

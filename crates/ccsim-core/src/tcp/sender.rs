@@ -1,0 +1,538 @@
+//! The TCP sender: byte sequence numbers, window = min(cwnd, rwnd), RTT sampling (Karn, or
+//! timestamps), RTO with back-off and go-back-N, and four loss-recovery variants:
+//!
+//! - **Tahoe**: on the 3rd duplicate ACK, ssthresh from the controller, cwnd = 1,
+//!   retransmit and slow start from the first unacknowledged segment.
+//! - **Reno**: fast retransmit + fast recovery (`cwnd = ssthresh`, inflation `dupwnd = 3`,
+//!   +1 per further dupACK); the first new ACK ends recovery. As ns-2 (`bugFix_`), no new
+//!   fast retransmit until the ACK passes `recover`, so several losses in one window usually
+//!   end in a timeout.
+//! - **NewReno** (RFC 6582, ns-2 `Agent/TCP/Newreno`): partial ACKs retransmit the next
+//!   hole and deflate (`dupwnd` accounting as ns-2), the RTO timer restarts on the first
+//!   partial ACK only; a full ACK (≥ `recover`) ends recovery with cwnd = ssthresh.
+//! - **SACK** (RFC 6675): scoreboard, `IsLost`, `pipe`; while `cwnd − pipe ≥ 1 MSS` send
+//!   the next lost hole, else new data; recovery ends when the ACK reaches `recover`.
+//!
+//! The congestion controller ([`crate::cc`]) only sets the window; the recovery logic
+//! here is the same for every controller.
+
+use super::rtt::RttEstimator;
+use super::sack::Scoreboard;
+use super::{Recovery, TcpConfig};
+use crate::agent::{Agent, Ctx};
+use crate::cc::{AckInfo, CcInit, CongestionControl, LossInfo};
+use crate::packet::{Kind, Packet};
+use crate::units::{to_secs, Time};
+use std::sync::Arc;
+
+const TIMER_RTO: u16 = 0;
+const TIMER_PACE: u16 = 1;
+
+pub struct TcpSender {
+    cfg: Arc<TcpConfig>,
+    cc: Box<dyn CongestionControl>,
+    rtt: RttEstimator,
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    /// Bytes the application has made available (u64::MAX = infinite).
+    app_limit: u64,
+    rwnd: u64,
+    dupacks: u32,
+    in_recovery: bool,
+    recover: u64,
+    dupwnd: f64,
+    first_partial: bool,
+    sb: Scoreboard,
+    high_rxt: u64,
+    /// Karn timing when timestamps are off: (end sequence of the timed segment, send time).
+    timed: Option<(u64, Time)>,
+    rto_deadline: Option<Time>,
+    rto_event_at: Option<Time>,
+    rto_token: u32,
+    pace_next: Time,
+    pace_pending: bool,
+    // Statistics.
+    retrans_pkts: u64,
+    retrans_bytes: u64,
+    timeouts: u64,
+    fast_retransmits: u64,
+    done_at: Option<Time>,
+    started_at: Time,
+    sum_rto: f64,
+    n_rto: u64,
+}
+
+impl TcpSender {
+    pub fn new(cfg: Arc<TcpConfig>, cc: &crate::cc::CcBuilder) -> Self {
+        let cc = cc(CcInit { initial_cwnd: cfg.initial_window, initial_ssthresh: cfg.initial_ssthresh });
+        let rtt = RttEstimator::new(cfg.rtt_mode, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
+        let app_limit = cfg.bytes.unwrap_or(u64::MAX);
+        TcpSender {
+            rwnd: cfg.window_bytes,
+            cfg,
+            cc,
+            rtt,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            app_limit,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            dupwnd: 0.0,
+            first_partial: false,
+            sb: Scoreboard::default(),
+            high_rxt: 0,
+            timed: None,
+            rto_deadline: None,
+            rto_event_at: None,
+            rto_token: 0,
+            pace_next: 0,
+            pace_pending: false,
+            retrans_pkts: 0,
+            retrans_bytes: 0,
+            timeouts: 0,
+            fast_retransmits: 0,
+            done_at: None,
+            started_at: 0,
+            sum_rto: 0.0,
+            n_rto: 0,
+        }
+    }
+
+    fn mss(&self) -> u64 {
+        self.cfg.mss as u64
+    }
+
+    /// Bytes the window allows beyond `snd_una`.
+    fn window_bytes(&self) -> u64 {
+        let segs = (self.cc.cwnd() + self.dupwnd).floor().max(1.0) as u64;
+        (segs * self.mss()).min(self.rwnd)
+    }
+
+    fn inflight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    fn loss_info(&self, now: Time) -> LossInfo {
+        let rwnd_segs = (self.rwnd / self.mss()).max(1) as f64;
+        LossInfo {
+            now,
+            window: self.cc.cwnd().min(rwnd_segs),
+            inflight: self.inflight(),
+            mss: self.cfg.mss,
+            min_rtt: self.rtt.min_rtt,
+            srtt: self.rtt.srtt(),
+        }
+    }
+
+    // Timers -------------------------------------------------------------------------------
+
+    /// Arms (or re-arms) the retransmission timer to fire one RTO from now. Lazy: at most
+    /// one timer event is pending; an early event re-schedules itself to the deadline.
+    fn arm_rto(&mut self, ctx: &mut Ctx) {
+        let t = self.rtt.timeout();
+        self.sum_rto += to_secs(t);
+        self.n_rto += 1;
+        let deadline = ctx.now + t;
+        self.rto_deadline = Some(deadline);
+        match self.rto_event_at {
+            Some(at) if at <= deadline => {}
+            _ => {
+                self.rto_token = self.rto_token.wrapping_add(1);
+                self.rto_event_at = Some(deadline);
+                ctx.timer_at(deadline, TIMER_RTO, self.rto_token);
+            }
+        }
+    }
+
+    fn arm_rto_if_idle(&mut self, ctx: &mut Ctx) {
+        if self.rto_deadline.is_none() {
+            self.arm_rto(ctx);
+        }
+    }
+
+    fn cancel_rto(&mut self) {
+        self.rto_deadline = None;
+    }
+
+    // Sending ------------------------------------------------------------------------------
+
+    fn send_segment(&mut self, ctx: &mut Ctx, seq: u64, len: u32) {
+        let retx = seq < self.snd_max;
+        if retx {
+            self.retrans_pkts += 1;
+            self.retrans_bytes += len as u64;
+            // Karn: a retransmission invalidates the timed segment it covers.
+            if let Some((end, _)) = self.timed {
+                if seq < end {
+                    self.timed = None;
+                }
+            }
+        } else if !self.cfg.timestamps && self.timed.is_none() {
+            self.timed = Some((seq + len as u64, ctx.now));
+        }
+        let end = seq + len as u64;
+        if end > self.snd_max {
+            self.snd_max = end;
+        }
+        ctx.send(Packet {
+            kind: Kind::Data,
+            seq,
+            payload: len,
+            size: len + self.cfg.header_bytes(0),
+            ..Default::default()
+        });
+        self.arm_rto_if_idle(ctx);
+    }
+
+    /// Pacing gate: true if a segment may leave now; otherwise schedules a wake-up.
+    fn pace_ok(&mut self, ctx: &mut Ctx) -> bool {
+        if self.cc.pacing_rate().is_none() || ctx.now >= self.pace_next {
+            return true;
+        }
+        if !self.pace_pending {
+            self.pace_pending = true;
+            ctx.timer_at(self.pace_next, TIMER_PACE, 0);
+        }
+        false
+    }
+
+    fn paced(&mut self, ctx: &Ctx, len: u32) {
+        if let Some(rate) = self.cc.pacing_rate() {
+            if rate > 0.0 {
+                let gap = ((len + self.cfg.header_bytes(0)) as f64 * 8.0 / rate * 1e9) as Time;
+                self.pace_next = ctx.now.max(self.pace_next) + gap;
+            }
+        }
+    }
+
+    /// Sends as much as window, receiver window and application data allow (go-back-N
+    /// from `snd_nxt`, skipping SACKed ranges).
+    fn send_much(&mut self, ctx: &mut Ctx) {
+        if self.in_recovery && self.cfg.recovery == Recovery::Sack {
+            return self.sack_send(ctx);
+        }
+        loop {
+            let limit = (self.snd_una + self.window_bytes()).min(self.app_limit);
+            if let Some(end) = self.sb.sacked_end(self.snd_nxt) {
+                self.snd_nxt = end;
+                continue;
+            }
+            if self.snd_nxt >= limit {
+                break;
+            }
+            let len = self.mss().min(self.app_limit - self.snd_nxt).min(self.sb.next_block_start(self.snd_nxt) - self.snd_nxt);
+            // Whole segments only, unless it is the application's last piece.
+            if self.snd_nxt + len > self.snd_una + self.window_bytes() && len == self.mss() {
+                break;
+            }
+            if !self.pace_ok(ctx) {
+                break;
+            }
+            let seq = self.snd_nxt;
+            self.send_segment(ctx, seq, len as u32);
+            self.snd_nxt += len;
+            self.paced(ctx, len as u32);
+        }
+    }
+
+    /// RFC 6675 transmission during SACK recovery.
+    fn sack_send(&mut self, ctx: &mut Ctx) {
+        let mss = self.cfg.mss;
+        let dt = self.cfg.dupthresh;
+        loop {
+            let cwnd = (self.cc.cwnd().floor().max(1.0) as u64 * self.mss()).min(self.rwnd);
+            let pipe = self.sb.pipe(self.snd_una, self.snd_max, self.high_rxt, mss, dt);
+            if cwnd < pipe + self.mss() {
+                break;
+            }
+            if !self.pace_ok(ctx) {
+                break;
+            }
+            // Rule 1: the first lost hole not yet retransmitted.
+            let lost_below = self.sb.lost_boundary(mss, dt);
+            let s = self.sb.next_unsacked(self.high_rxt.max(self.snd_una));
+            if s < lost_below && s < self.snd_max {
+                let len = self.mss().min(self.sb.next_block_start(s) - s).min(self.snd_max - s) as u32;
+                self.send_segment(ctx, s, len);
+                self.high_rxt = s + len as u64;
+                self.paced(ctx, len);
+                continue;
+            }
+            // Rule 2: new data.
+            let limit = self.app_limit.min(self.snd_una + self.rwnd);
+            if self.snd_max < limit {
+                let len = self.mss().min(limit - self.snd_max) as u32;
+                let seq = self.snd_max;
+                self.send_segment(ctx, seq, len);
+                self.snd_nxt = self.snd_max;
+                self.paced(ctx, len);
+                continue;
+            }
+            break;
+        }
+    }
+
+    fn retransmit_una(&mut self, ctx: &mut Ctx) {
+        let len = self.mss().min(self.snd_max - self.snd_una).min(self.sb.next_block_start(self.snd_una) - self.snd_una);
+        if len > 0 {
+            let seq = self.snd_una;
+            self.send_segment(ctx, seq, len as u32);
+            if self.high_rxt < seq + len {
+                self.high_rxt = seq + len;
+            }
+        }
+    }
+
+    // ACK processing -----------------------------------------------------------------------
+
+    fn on_new_ack(&mut self, ctx: &mut Ctx, ack: u64, info: &mut AckInfo) {
+        let acked = ack - self.snd_una;
+        self.snd_una = ack;
+        if self.snd_nxt < ack {
+            self.snd_nxt = ack;
+        }
+        if self.high_rxt < ack {
+            self.high_rxt = ack;
+        }
+        self.sb.advance(ack);
+        self.dupacks = 0;
+        let mut restart_timer = true;
+        if self.in_recovery {
+            if ack >= self.recover {
+                self.in_recovery = false;
+                self.dupwnd = 0.0;
+                self.cc.on_recovery_end(ctx.now);
+            } else {
+                match self.cfg.recovery {
+                    Recovery::Reno | Recovery::Tahoe => {
+                        self.in_recovery = false;
+                        self.dupwnd = 0.0;
+                        self.cc.on_recovery_end(ctx.now);
+                    }
+                    Recovery::NewReno => {
+                        // Partial ACK: retransmit the next hole, deflate by the acked amount.
+                        let d = (acked as f64 / self.mss() as f64).ceil();
+                        if self.dupwnd > d {
+                            self.dupwnd -= d - 1.0;
+                        } else {
+                            let c = (self.cc.cwnd() - (d - self.dupwnd)).max(1.0);
+                            self.cc.set_cwnd(c);
+                            self.dupwnd = 1.0;
+                        }
+                        self.retransmit_una(ctx);
+                        restart_timer = self.first_partial;
+                        self.first_partial = false;
+                    }
+                    Recovery::Sack => {}
+                }
+            }
+        } else {
+            info.acked_bytes = acked;
+            info.acked_segs = if self.cfg.abc { acked as f64 / self.mss() as f64 } else { 1.0 };
+            self.cc.on_ack(info);
+        }
+        if self.snd_una >= self.snd_max {
+            self.cancel_rto();
+        } else if restart_timer {
+            self.arm_rto(ctx);
+        }
+        if self.done_at.is_none() && self.snd_una >= self.app_limit {
+            self.done_at = Some(ctx.now);
+        }
+        self.send_much(ctx);
+    }
+
+    fn on_dupack(&mut self, ctx: &mut Ctx) {
+        self.dupacks += 1;
+        if self.in_recovery {
+            match self.cfg.recovery {
+                Recovery::Reno | Recovery::NewReno => {
+                    self.dupwnd += 1.0;
+                    self.send_much(ctx);
+                }
+                Recovery::Sack => self.sack_send(ctx),
+                Recovery::Tahoe => {}
+            }
+            return;
+        }
+        let lost_una = self.cfg.recovery == Recovery::Sack
+            && self.sb.lost_boundary(self.cfg.mss, self.cfg.dupthresh) > self.snd_una;
+        if self.dupacks != self.cfg.dupthresh && !(lost_una && self.dupacks < self.cfg.dupthresh) {
+            return;
+        }
+        // ns-2 bugFix_ / RFC 6582: no new fast retransmit for losses of a window already
+        // recovered from (the ACK must pass `recover`).
+        if self.snd_una < self.recover {
+            return;
+        }
+        self.fast_retransmits += 1;
+        let info = self.loss_info(ctx.now);
+        self.cc.on_congestion(&info);
+        self.recover = self.snd_max;
+        self.timed = None;
+        match self.cfg.recovery {
+            Recovery::Tahoe => {
+                self.cc.set_cwnd(1.0);
+                self.snd_nxt = self.snd_una;
+                self.arm_rto(ctx);
+                self.send_much(ctx);
+            }
+            Recovery::Reno | Recovery::NewReno => {
+                self.in_recovery = true;
+                self.first_partial = true;
+                self.dupwnd = self.cfg.dupthresh as f64;
+                self.retransmit_una(ctx);
+                self.arm_rto(ctx);
+                self.send_much(ctx);
+            }
+            Recovery::Sack => {
+                self.in_recovery = true;
+                self.high_rxt = self.snd_una;
+                self.retransmit_una(ctx);
+                self.arm_rto(ctx);
+                self.sack_send(ctx);
+            }
+        }
+    }
+
+    fn on_timeout(&mut self, ctx: &mut Ctx) {
+        self.timeouts += 1;
+        let info = self.loss_info(ctx.now);
+        self.cc.on_timeout(&info);
+        self.rtt.back_off();
+        self.in_recovery = false;
+        self.dupwnd = 0.0;
+        self.dupacks = 0;
+        self.recover = self.snd_max;
+        self.timed = None;
+        self.snd_nxt = self.snd_una;
+        self.high_rxt = self.snd_una;
+        self.arm_rto(ctx);
+        self.send_much(ctx);
+    }
+}
+
+impl Agent for TcpSender {
+    fn start(&mut self, ctx: &mut Ctx) {
+        self.started_at = ctx.now;
+        self.send_much(ctx);
+    }
+
+    fn stop(&mut self, _ctx: &mut Ctx) {
+        // The application stops offering new data; what was sent is still delivered.
+        self.app_limit = self.app_limit.min(self.snd_max);
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx, p: &Packet) {
+        if p.kind != Kind::Ack {
+            return;
+        }
+        let ack = p.ack;
+        if p.wnd > 0 {
+            self.rwnd = p.wnd as u64;
+        }
+        if self.cfg.recovery == Recovery::Sack {
+            for b in &p.sack[..p.nsack as usize] {
+                if b.end > self.snd_una {
+                    self.sb.add(b.start.max(self.snd_una), b.end);
+                }
+            }
+        }
+        let new = ack > self.snd_una;
+        let mut rtt_sample = None;
+        if self.cfg.timestamps {
+            if new {
+                rtt_sample = Some(ctx.now.saturating_sub(p.ts_echo));
+            }
+        } else if let Some((end, t)) = self.timed {
+            if ack >= end {
+                rtt_sample = Some(ctx.now - t);
+                self.timed = None;
+            }
+        }
+        if let Some(r) = rtt_sample {
+            self.rtt.sample(r);
+        }
+        let mut info = AckInfo {
+            now: ctx.now,
+            acked_bytes: if new { ack - self.snd_una } else { 0 },
+            acked_segs: 0.0,
+            rtt: rtt_sample,
+            min_rtt: self.rtt.min_rtt,
+            srtt: self.rtt.srtt(),
+            inflight: self.snd_max - ack.max(self.snd_una),
+            mss: self.cfg.mss,
+            dup: !new,
+            ack,
+            ts_echo: p.ts_echo,
+            in_recovery: self.in_recovery,
+        };
+        self.cc.on_ack_received(&info);
+        if new {
+            self.on_new_ack(ctx, ack, &mut info);
+        } else if ack == self.snd_una && self.snd_max > self.snd_una {
+            self.on_dupack(ctx);
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx, kind: u16, token: u32) {
+        match kind {
+            TIMER_RTO if token == self.rto_token => {
+                self.rto_event_at = None;
+                match self.rto_deadline {
+                    None => {}
+                    Some(d) if d > ctx.now => {
+                        self.rto_token = self.rto_token.wrapping_add(1);
+                        self.rto_event_at = Some(d);
+                        ctx.timer_at(d, TIMER_RTO, self.rto_token);
+                    }
+                    Some(_) => {
+                        self.rto_deadline = None;
+                        if self.snd_una < self.snd_max {
+                            self.on_timeout(ctx);
+                        }
+                    }
+                }
+            }
+            TIMER_PACE => {
+                self.pace_pending = false;
+                self.send_much(ctx);
+            }
+            _ => {}
+        }
+    }
+
+    fn probe_names(&self) -> Vec<&'static str> {
+        let mut v = vec!["cwnd", "ssthresh", "srtt_s", "rto_s", "inflight_bytes", "retransmits", "timeouts"];
+        v.extend_from_slice(self.cc.probe_names());
+        v
+    }
+
+    fn probe(&self, out: &mut Vec<f64>) {
+        out.push(self.cc.cwnd() + self.dupwnd);
+        out.push(self.cc.ssthresh());
+        out.push(to_secs(self.rtt.srtt()));
+        out.push(to_secs(self.rtt.timeout()));
+        out.push(self.inflight() as f64);
+        out.push(self.retrans_pkts as f64);
+        out.push(self.timeouts as f64);
+        self.cc.probe(out);
+    }
+
+    fn summary(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("retransmitted_pkts", self.retrans_pkts as f64),
+            ("retransmitted_bytes", self.retrans_bytes as f64),
+            ("timeouts", self.timeouts as f64),
+            ("fast_retransmits", self.fast_retransmits as f64),
+            ("mean_rtt_s", self.rtt.mean_rtt()),
+            ("min_rtt_s", if self.rtt.min_rtt > 0 { to_secs(self.rtt.min_rtt) } else { f64::NAN }),
+            ("mean_rto_s", if self.n_rto > 0 { self.sum_rto / self.n_rto as f64 } else { f64::NAN }),
+            ("final_cwnd", self.cc.cwnd()),
+            ("completion_s", self.done_at.map(|t| to_secs(t - self.started_at)).unwrap_or(f64::NAN)),
+        ]
+    }
+}
