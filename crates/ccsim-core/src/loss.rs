@@ -74,6 +74,37 @@ impl LossModel for GilbertElliott {
     }
 }
 
+/// Deterministic losses: drops the packets whose 0-based index among the packets crossing
+/// this link direction is listed (ns-2's `ErrorModel/List` idea). For teaching and for
+/// tests that need an exact loss pattern (several losses in one window).
+pub struct DropList {
+    drop: Vec<u64>,
+    next: usize,
+    count: u64,
+}
+
+impl DropList {
+    pub fn new(mut drop: Vec<u64>) -> Self {
+        drop.sort_unstable();
+        drop.dedup();
+        DropList { drop, next: 0, count: 0 }
+    }
+}
+
+impl LossModel for DropList {
+    #[inline]
+    fn lose(&mut self, _now: Time, _pkt: &Packet) -> bool {
+        let i = self.count;
+        self.count += 1;
+        if self.drop.get(self.next) == Some(&i) {
+            self.next += 1;
+            true
+        } else {
+            false
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +119,16 @@ mod tests {
             let sd = (n as f64 * p * (1.0 - p)).sqrt();
             assert!((k - n as f64 * p).abs() <= 4.0 * sd, "p={p}: {k} losses in {n}");
         }
+    }
+
+    #[test]
+    fn drop_list_drops_exactly_the_listed() {
+        let mut m = DropList::new(vec![5, 2, 2, 9]);
+        let lost = (0..12).filter(|_| m.lose(0, &Packet::default())).count();
+        assert_eq!(lost, 3);
+        let mut m = DropList::new(vec![0, 3]);
+        let pattern: Vec<bool> = (0..5).map(|_| m.lose(0, &Packet::default())).collect();
+        assert_eq!(pattern, vec![true, false, false, true, false]);
     }
 
     #[test]
@@ -144,6 +185,23 @@ pub fn parse_gilbert_elliott(
     Some(Box::new(move |rng| Box::new(GilbertElliott::new(p_gb, p_bg, lg, lb, rng))))
 }
 
+/// Scenario: `{ kind = "drop_list", packets = [20, 21, 25] }`.
+pub fn parse_drop_list(o: &mut crate::scenario::Obj, errs: &mut crate::scenario::Errors) -> Option<crate::scenario::LossBuilder> {
+    let Some(v) = o.get("packets") else {
+        errs.add(o.at("packets"), "missing required field (a list of packet indices, e.g. [20, 21])");
+        return None;
+    };
+    let list: Option<Vec<u64>> = v.as_array().and_then(|a| a.iter().map(|x| x.as_u64()).collect());
+    let Some(list) = list else {
+        errs.add(o.at("packets"), format!("expected a list of whole numbers >= 0, got {}", crate::scenario::reader::show(v)));
+        return None;
+    };
+    Some(Box::new(move |_| Box::new(DropList::new(list.clone()))))
+}
+
 /// Loss models by scenario name: one line per model.
-pub const REGISTRY: &[(&str, crate::scenario::LossParser)] =
-    &[("bernoulli", parse_bernoulli), ("gilbert_elliott", parse_gilbert_elliott)];
+pub const REGISTRY: &[(&str, crate::scenario::LossParser)] = &[
+    ("bernoulli", parse_bernoulli),
+    ("gilbert_elliott", parse_gilbert_elliott),
+    ("drop_list", parse_drop_list),
+];

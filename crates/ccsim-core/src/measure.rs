@@ -165,12 +165,24 @@ impl FlowStats {
     }
 }
 
-/// One column of a result table.
-#[derive(Clone, Debug, PartialEq)]
+/// One column of a result table. Equality is bitwise (NaN equals NaN): "the same run gives
+/// the same table" means bit for bit.
+#[derive(Clone, Debug)]
 pub enum Column {
     F64(Vec<f64>),
     I64(Vec<i64>),
     Str(Vec<String>),
+}
+
+impl PartialEq for Column {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Column::F64(a), Column::F64(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()),
+            (Column::I64(a), Column::I64(b)) => a == b,
+            (Column::Str(a), Column::Str(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 impl Column {

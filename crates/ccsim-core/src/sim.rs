@@ -103,11 +103,17 @@ impl Simulation {
         let mut flows = Vec::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.into_iter().enumerate() {
             let (sender, receiver) = (f.app)(stream(seed, &format!("flow:{}", f.name)));
-            sched.at(f.start, Event::Timer { flow: i as u32, side: Side::Sender, kind: TIMER_START, token: 0 });
+            let start = if f.start_jitter > 0 {
+                use crate::rng::Rng;
+                f.start + stream(seed, &format!("flow:{}:start", f.name)).gen_range(0..f.start_jitter)
+            } else {
+                f.start
+            };
+            sched.at(start, Event::Timer { flow: i as u32, side: Side::Sender, kind: TIMER_START, token: 0 });
             if let Some(stop) = f.stop {
                 sched.at(stop, Event::Timer { flow: i as u32, side: Side::Sender, kind: TIMER_STOP, token: 0 });
             }
-            flows.push(FlowSlot { name: f.name, kind: f.kind, src: f.src, dst: f.dst, start: f.start, stop: f.stop, sender, receiver });
+            flows.push(FlowSlot { name: f.name, kind: f.kind, src: f.src, dst: f.dst, start, stop: f.stop, sender, receiver });
         }
         if spec.warmup > 0 {
             sched.at(spec.warmup, Event::WarmupEnd);

@@ -66,6 +66,8 @@ pub struct FlowSpec {
     pub src: u32,
     pub dst: u32,
     pub start: Time,
+    /// The actual start is `start + U[0, start_jitter)`, drawn from the flow's own stream.
+    pub start_jitter: Time,
     pub stop: Option<Time>,
     pub app: AppBuilder,
 }
@@ -275,6 +277,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                     let src = o.req_string("src", errs);
                     let dst = o.req_string("dst", errs);
                     let start = o.time("start", errs).unwrap_or(0);
+                    let start_jitter = o.time("start_jitter", errs).unwrap_or(0);
                     let stop = o.time("stop", errs);
                     if let Some(stop) = stop {
                         if stop <= start {
@@ -336,6 +339,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                             src: si,
                             dst: di,
                             start,
+                            start_jitter,
                             stop,
                             app: Box::new(move |rng| app(rng)),
                         });

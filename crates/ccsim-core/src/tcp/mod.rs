@@ -54,6 +54,9 @@ pub struct TcpConfig {
     pub abc: bool,
     /// Bytes to transfer (None = infinite).
     pub bytes: Option<u64>,
+    /// ns-2 `overhead_`: after each transmission wait U[0, overhead) before the next one
+    /// (0 = off). Randomises deterministic runs against phase effects.
+    pub overhead: Time,
 }
 
 impl TcpConfig {
@@ -88,6 +91,7 @@ impl TcpConfig {
             dupthresh: 3,
             abc: false,
             bytes: None,
+            overhead: 0,
         }
     }
 
@@ -114,6 +118,7 @@ impl TcpConfig {
             dupthresh: 3,
             abc: true,
             bytes: None,
+            overhead: 0,
         }
     }
 }
@@ -123,7 +128,7 @@ impl TcpConfig {
 /// overrides: `mss`, `window` (segments), `initial_window`, `initial_ssthresh`,
 /// `delayed_ack`, `delack_count`, `delack_timeout`, `rtt_estimator` (`ns2` | `rfc6298`),
 /// `clock_granularity`, `min_rto`, `max_rto`, `initial_rto`, `timestamps`,
-/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`.
+/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`.
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
     let profile = o.choice("profile", &["ns2", "linux"], Some("ns2"), errs)?;
     let mut c = if profile == "linux" { TcpConfig::linux() } else { TcpConfig::ns2() };
@@ -186,6 +191,9 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
     if let Some(v) = o.boolean("abc", errs) {
         c.abc = v;
     }
+    if let Some(v) = o.time("overhead", errs) {
+        c.overhead = v;
+    }
     if o.has("bytes") {
         let v = o.get("bytes").unwrap();
         let b = match v {
@@ -233,7 +241,5 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
         None => parser(None, errs),
     }?;
     let cfg = Arc::new(c);
-    Some(Box::new(move |_rng| {
-        (Box::new(TcpSender::new(cfg.clone(), &cc)), Box::new(TcpReceiver::new(cfg.clone())))
-    }))
+    Some(Box::new(move |rng| (Box::new(TcpSender::new(cfg.clone(), &cc, rng)), Box::new(TcpReceiver::new(cfg.clone())))))
 }

@@ -22,6 +22,7 @@ use super::{Recovery, TcpConfig};
 use crate::agent::{Agent, Ctx};
 use crate::cc::{AckInfo, CcInit, CongestionControl, LossInfo};
 use crate::packet::{Kind, Packet};
+use crate::rng::{Rng, SimRng};
 use crate::units::{to_secs, Time};
 use std::sync::Arc;
 
@@ -30,6 +31,7 @@ const TIMER_PACE: u16 = 1;
 
 pub struct TcpSender {
     cfg: Arc<TcpConfig>,
+    rng: SimRng,
     cc: Box<dyn CongestionControl>,
     rtt: RttEstimator,
     snd_una: u64,
@@ -61,14 +63,19 @@ pub struct TcpSender {
     started_at: Time,
     sum_rto: f64,
     n_rto: u64,
+    /// Start of the current loss episode (fast retransmit until the ACK covers `recover`).
+    episode_since: Option<Time>,
+    episode_ns: u64,
+    episodes: u64,
 }
 
 impl TcpSender {
-    pub fn new(cfg: Arc<TcpConfig>, cc: &crate::cc::CcBuilder) -> Self {
+    pub fn new(cfg: Arc<TcpConfig>, cc: &crate::cc::CcBuilder, rng: SimRng) -> Self {
         let cc = cc(CcInit { initial_cwnd: cfg.initial_window, initial_ssthresh: cfg.initial_ssthresh });
         let rtt = RttEstimator::new(cfg.rtt_mode, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
         let app_limit = cfg.bytes.unwrap_or(u64::MAX);
         TcpSender {
+            rng,
             rwnd: cfg.window_bytes,
             cfg,
             cc,
@@ -98,6 +105,9 @@ impl TcpSender {
             started_at: 0,
             sum_rto: 0.0,
             n_rto: 0,
+            episode_since: None,
+            episode_ns: 0,
+            episodes: 0,
         }
     }
 
@@ -189,7 +199,7 @@ impl TcpSender {
 
     /// Pacing gate: true if a segment may leave now; otherwise schedules a wake-up.
     fn pace_ok(&mut self, ctx: &mut Ctx) -> bool {
-        if self.cc.pacing_rate().is_none() || ctx.now >= self.pace_next {
+        if (self.cc.pacing_rate().is_none() && self.cfg.overhead == 0) || ctx.now >= self.pace_next {
             return true;
         }
         if !self.pace_pending {
@@ -200,6 +210,11 @@ impl TcpSender {
     }
 
     fn paced(&mut self, ctx: &Ctx, len: u32) {
+        if self.cfg.overhead > 0 {
+            // ns-2 `overhead_`: a random delay before the next transmission (breaks phase
+            // effects of deterministic simulations without reordering).
+            self.pace_next = ctx.now + self.rng.gen_range(0..self.cfg.overhead);
+        }
         if let Some(rate) = self.cc.pacing_rate() {
             if rate > 0.0 {
                 let gap = ((len + self.cfg.header_bytes(0)) as f64 * 8.0 / rate * 1e9) as Time;
@@ -299,6 +314,12 @@ impl TcpSender {
         }
         self.sb.advance(ack);
         self.dupacks = 0;
+        if let Some(t0) = self.episode_since {
+            if ack >= self.recover {
+                self.episode_ns += ctx.now - t0;
+                self.episode_since = None;
+            }
+        }
         let mut restart_timer = true;
         if self.in_recovery {
             if ack >= self.recover {
@@ -369,6 +390,8 @@ impl TcpSender {
             return;
         }
         self.fast_retransmits += 1;
+        self.episodes += 1;
+        self.episode_since = Some(ctx.now);
         let info = self.loss_info(ctx.now);
         self.cc.on_congestion(&info);
         self.recover = self.snd_max;
@@ -532,6 +555,10 @@ impl Agent for TcpSender {
             ("min_rtt_s", if self.rtt.min_rtt > 0 { to_secs(self.rtt.min_rtt) } else { f64::NAN }),
             ("mean_rto_s", if self.n_rto > 0 { self.sum_rto / self.n_rto as f64 } else { f64::NAN }),
             ("final_cwnd", self.cc.cwnd()),
+            (
+                "mean_recovery_s",
+                if self.episodes > 0 { self.episode_ns as f64 / 1e9 / self.episodes as f64 } else { f64::NAN },
+            ),
             ("completion_s", self.done_at.map(|t| to_secs(t - self.started_at)).unwrap_or(f64::NAN)),
         ]
     }
