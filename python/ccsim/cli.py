@@ -102,11 +102,16 @@ def run_cmd(
     """Validate and run a scenario."""
     from .run import run
 
-    res = run(scenario, seed=seed, overrides=set_)
+    pcap_dir = (out_dir / "pcap") if out_dir is not None else Path("pcap")
+    res = run(scenario, seed=seed, overrides=set_, pcap_dir=pcap_dir)
     if out_dir is not None:
         res.save(out_dir)
+    for w in res.meta.get("warnings", []):
+        err.print(f"warning: {w}", markup=False, highlight=False)
     if not quiet:
         print_summary(res)
+        if res.files and out_dir is None:
+            out.print("pcap written: " + ", ".join(res.files.values()), markup=False)
         if out_dir is not None:
             out.print(f"results written to {out_dir}/")
 

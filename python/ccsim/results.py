@@ -75,17 +75,22 @@ def _clean(v: Any) -> Any:
 class Results:
     """One run's results."""
 
-    def __init__(self, meta: dict, tables: dict[str, pa.Table], series: dict[str, pa.Table], scenario: dict | None = None):
+    def __init__(self, meta: dict, tables: dict[str, pa.Table], series: dict[str, pa.Table], scenario: dict | None = None,
+                 files: dict[str, str] | None = None):
         self.meta = meta
         self.tables = tables
         self._series = series
         self.scenario = scenario
+        #: pcap captures: link direction -> file path.
+        self.files = dict(files or {})
 
     @classmethod
     def from_raw(cls, raw: dict, scenario: dict | None = None) -> "Results":
         tables = {k: _arrow(raw[k]) for k in ("flows", "queues", "drops")}
         series = {name: _arrow(cols) for name, cols in raw["series"]}
-        return cls(dict(raw["meta"]), tables, series, scenario)
+        meta = dict(raw["meta"])
+        meta["warnings"] = list(raw.get("warnings", []))
+        return cls(meta, tables, series, scenario, dict(raw.get("files", [])))
 
     # Tables -----------------------------------------------------------------------------
     @property
@@ -160,8 +165,22 @@ class Results:
                 _write_parquet_atomic(t, sdir / f"{series_filename(name)}.parquet")
         if self.scenario is not None:
             _write_text_atomic(json.dumps(self.scenario, indent=2, sort_keys=True), out / "scenario.json")
+        pcaps = {}
+        if self.files:
+            pdir = out / "pcap"
+            pdir.mkdir(exist_ok=True)
+            for link, path in self.files.items():
+                src = Path(path)
+                dst = pdir / src.name
+                if src.resolve() != dst.resolve():
+                    tmp = pdir / f".{src.name}.tmp"
+                    shutil.copyfile(src, tmp)
+                    os.replace(tmp, dst)
+                pcaps[link] = f"pcap/{src.name}"
+            self.files = {link: str(out / rel) for link, rel in pcaps.items()}
         s = self.summary()
         s["series"] = {name: f"series/{series_filename(name)}.parquet" for name in self._series}
+        s["pcap"] = pcaps
         _write_text_atomic(json.dumps(s, indent=2, allow_nan=False), summary)
         return out
 
@@ -173,7 +192,8 @@ class Results:
         tables = {k: pq.read_table(out / f"{k}.parquet") for k in ("flows", "queues", "drops")}
         series = {name: pq.read_table(out / rel) for name, rel in s.get("series", {}).items()}
         scen = json.loads((out / "scenario.json").read_text()) if (out / "scenario.json").exists() else None
-        return cls(s["meta"], tables, series, scen)
+        files = {link: str(out / rel) for link, rel in s.get("pcap", {}).items()}
+        return cls(s["meta"], tables, series, scen, files)
 
     def __repr__(self) -> str:
         m = self.meta

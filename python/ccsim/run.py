@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from typing import Any, Iterable, Mapping
 
 from . import _core
@@ -10,19 +12,24 @@ from .scenario import Scenario, _raise_invalid, _to_json, apply_overrides, as_di
 
 
 def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
-        overrides: Iterable[str] | Mapping[str, Any] | None = None) -> Results:
+        overrides: Iterable[str] | Mapping[str, Any] | None = None,
+        pcap_dir: str | os.PathLike | None = None) -> Results:
     """Validates and runs a scenario (a :class:`Scenario`, a dict or a TOML path).
 
     ``seed`` replaces ``simulation.seed``; ``overrides`` are ``path=value`` strings or a
-    ``{path: value}`` mapping applied first. The engine runs with the GIL released; Ctrl-C
-    stops it and raises ``KeyboardInterrupt``.
+    ``{path: value}`` mapping applied first. pcap traces are written to ``pcap_dir`` (a
+    fresh temporary folder when not given; ``Results.save`` copies them into ``pcap/``).
+    The engine runs with the GIL released; Ctrl-C stops it and raises ``KeyboardInterrupt``.
     """
     d = as_dict(scenario)
     apply_overrides(d, overrides)
     if seed is not None:
         set_path(d, "simulation.seed", int(seed))
+    wants_pcap = any(isinstance(t, dict) and t.get("kind") == "pcap" for t in d.get("traces", []) or [])
+    if pcap_dir is None and wants_pcap:
+        pcap_dir = tempfile.mkdtemp(prefix="ccsim-pcap-")
     try:
-        raw = _core.run(_to_json(d))
+        raw = _core.run(_to_json(d), None if pcap_dir is None else os.fspath(pcap_dir))
     except _core.ScenarioInvalid as e:
         _raise_invalid(e)
         raise

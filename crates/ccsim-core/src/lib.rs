@@ -45,6 +45,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod trace;
 pub mod units;
 
 /// The crate version.

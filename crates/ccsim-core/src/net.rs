@@ -39,6 +39,8 @@ pub struct LinkDir {
     pub in_tx: Option<PktId>,
     rem: u64,
     pub stats: QueueStats,
+    /// pcap capture of packets as they start serialization.
+    pub capture: Option<Box<crate::trace::pcap::PcapWriter>>,
 }
 
 impl LinkDir {
@@ -66,6 +68,7 @@ impl LinkDir {
             in_tx: None,
             rem: 0,
             stats: QueueStats::default(),
+            capture: None,
         }
     }
 }
@@ -172,6 +175,9 @@ impl Network {
         if let Some(id) = link.queue.dequeue(now, pool) {
             let size = pool.get(id).size;
             link.stats.on_departure(now, lp, lb, size);
+            if let Some(cap) = link.capture.as_mut() {
+                cap.record(now, link.from, link.to, pool.get(id));
+            }
             let tx = serialization(size, link.rate_bps, &mut link.rem);
             link.stats.busy_ns += tx;
             link.in_tx = Some(id);

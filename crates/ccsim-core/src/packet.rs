@@ -21,6 +21,9 @@ pub enum Kind {
     Control = 3,
 }
 
+/// `Packet::flags`: the TCP timestamps option is present (12 header bytes).
+pub const FLAG_TS: u8 = 0x01;
+
 /// A SACK block `[start, end)` in sequence space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct SackBlock {

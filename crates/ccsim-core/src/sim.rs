@@ -67,6 +67,17 @@ pub struct Results {
     pub queues: Table,
     pub drops: Table,
     pub series: Vec<(String, Table)>,
+    /// Files written (pcap captures): (link direction, path).
+    pub files: Vec<(String, String)>,
+    /// Problems that did not stop the run (e.g. a pcap write error).
+    pub warnings: Vec<String>,
+}
+
+/// Where a run writes files (pcap captures).
+#[derive(Clone, Debug, Default)]
+pub struct SimOptions {
+    /// Folder for pcap files; the current directory when `None`.
+    pub output_dir: Option<std::path::PathBuf>,
 }
 
 pub struct Simulation {
@@ -82,8 +93,14 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Builds the world. Every random stream is keyed by the seed and a component's name.
+    /// Builds the world (pcap files, if any, go to the current directory).
+    /// Panics if a pcap file cannot be created; use [`Simulation::with_options`] to get an error.
     pub fn new(spec: Spec) -> Self {
+        Self::with_options(spec, &SimOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Builds the world. Every random stream is keyed by the seed and a component's name.
+    pub fn with_options(spec: Spec, opts: &SimOptions) -> Result<Self, String> {
         let seed = spec.seed;
         let nodes: Vec<Node> = spec.nodes.iter().map(|n| Node { name: n.clone() }).collect();
         let mut links = Vec::with_capacity(spec.links.len() * 2);
@@ -97,6 +114,14 @@ impl Simulation {
                 links.push(LinkDir::new(dname, l.name.clone(), dir == 0, from, to, l.rate_bps, l.delay, queue, loss));
                 queue_kinds.push(l.queue_kind[dir]);
             }
+        }
+        let dir = opts.output_dir.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
+        if !spec.pcaps.is_empty() {
+            std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
+        }
+        for p in &spec.pcaps {
+            let w = crate::trace::pcap::PcapWriter::create(&dir.join(&p.file))?;
+            links[p.link_dir as usize].capture = Some(Box::new(w));
         }
         let net = Network::new(nodes, links);
         let mut sched = Scheduler::new();
@@ -153,7 +178,7 @@ impl Simulation {
             });
         }
         let nflows = flows.len();
-        Simulation {
+        Ok(Simulation {
             core: Core { sched, net, pool: PacketPool::new(), flows: vec![FlowStats::default(); nflows] },
             flows,
             traces,
@@ -163,7 +188,7 @@ impl Simulation {
             warmup: spec.warmup,
             max_events: spec.max_events,
             queue_kinds,
-        }
+        })
     }
 
     /// The network (for inspection and tests).
@@ -420,6 +445,16 @@ impl Simulation {
         drops.push("pkts", Column::I64(d_pkts));
         drops.push("bytes", Column::I64(d_bytes));
 
+        let mut files = Vec::new();
+        let mut warnings = Vec::new();
+        for l in self.core.net.links.iter_mut() {
+            if let Some(cap) = l.capture.as_mut() {
+                match cap.finish() {
+                    Ok(p) => files.push((l.name.clone(), p.display().to_string())),
+                    Err(e) => warnings.push(e),
+                }
+            }
+        }
         let peak_packets = self.core.pool.capacity_used();
         let series = self.traces.into_iter().map(|t| (t.series.name.clone(), t.series.into_table())).collect();
         Results {
@@ -435,6 +470,8 @@ impl Simulation {
             queues,
             drops,
             series,
+            files,
+            warnings,
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use ccsim_core::measure::{Column, Table};
 use ccsim_core::scenario::{self, ScenarioError};
-use ccsim_core::sim::{Results, Simulation, StopReason};
+use ccsim_core::sim::{Results, SimOptions, Simulation, StopReason};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyRuntimeError};
 use pyo3::prelude::*;
@@ -57,7 +57,7 @@ fn validate(py: Python<'_>, json: &str) -> PyResult<PyObject> {
     d.set_item("nodes", spec.nodes.len())?;
     d.set_item("links", spec.links.len())?;
     d.set_item("flows", spec.flows.len())?;
-    d.set_item("traces", spec.traces.len())?;
+    d.set_item("traces", spec.traces.len() + spec.pcaps.len())?;
     d.set_item("duration_s", ccsim_core::units::to_secs(spec.duration))?;
     d.set_item("seed", spec.seed)?;
     Ok(d.into_py(py))
@@ -103,20 +103,24 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
         series.append((name.as_str(), table_to_py(py, t)?))?;
     }
     d.set_item("series", series)?;
+    d.set_item("files", r.files.clone())?;
+    d.set_item("warnings", r.warnings.clone())?;
     Ok(d.into_py(py))
 }
 
-/// Validates and runs a scenario (JSON text). The GIL is released while the engine runs;
-/// Python signal handlers (Ctrl-C) are polled, and a KeyboardInterrupt ends the run and
-/// is re-raised.
+/// Validates and runs a scenario (JSON text); pcap files go to `output_dir`. The GIL is
+/// released while the engine runs; Python signal handlers (Ctrl-C) are polled, and a
+/// KeyboardInterrupt ends the run and is re-raised.
 #[pyfunction]
-fn run(py: Python<'_>, json: &str) -> PyResult<PyObject> {
+#[pyo3(signature = (json, output_dir=None))]
+fn run(py: Python<'_>, json: &str, output_dir: Option<String>) -> PyResult<PyObject> {
     let v = parse_json(json)?;
     let spec = guarded(|| scenario::from_value(&v))?.map_err(invalid)?;
+    let opts = SimOptions { output_dir: output_dir.map(std::path::PathBuf::from) };
+    let mut sim = guarded(|| Simulation::with_options(spec, &opts))?.map_err(pyo3::exceptions::PyOSError::new_err)?;
     let mut pending: Option<PyErr> = None;
     let outcome = py.allow_threads(|| {
         guarded(|| {
-            let mut sim = Simulation::new(spec);
             let t0 = std::time::Instant::now();
             let mut check = || match Python::with_gil(|py| py.check_signals()) {
                 Ok(()) => false,

@@ -2,6 +2,10 @@
 //! `cwnd += acked_segs` per ACK while `cwnd < ssthresh`, else `cwnd += acked_segs/cwnd`
 //! (one segment per RTT); on a congestion event `ssthresh = cwnd = max(W/2, 2)`; on a
 //! timeout `ssthresh = max(W/2, 2)`, `cwnd = 1`.
+//!
+//! With byte counting an ACK may credit many segments (a cumulative ACK after a repaired
+//! hole). As Linux's `tcp_slow_start`, slow start then stops at ssthresh and the rest of
+//! the credit is applied in congestion avoidance; one segment per ACK (ns-2) is unchanged.
 
 use super::{halve, AckInfo, CcBuilder, CcInit, CongestionControl, LossInfo};
 
@@ -31,11 +35,16 @@ impl CongestionControl for Reno {
     }
     #[inline]
     fn on_ack(&mut self, info: &AckInfo) {
+        let mut credit = info.acked_segs;
         if self.cwnd < self.ssthresh {
-            self.cwnd += info.acked_segs;
-        } else {
-            self.cwnd += info.acked_segs / self.cwnd;
+            if credit <= 1.0 || self.cwnd + credit <= self.ssthresh {
+                self.cwnd += credit;
+                return;
+            }
+            credit -= self.ssthresh - self.cwnd;
+            self.cwnd = self.ssthresh;
         }
+        self.cwnd += credit / self.cwnd;
     }
     fn on_congestion(&mut self, info: &LossInfo) {
         self.ssthresh = halve(info.window);
@@ -73,6 +82,14 @@ mod tests {
             r.on_ack(&ack());
         }
         assert!((r.cwnd() - 8.0 - 1.0).abs() < 0.07, "{}", r.cwnd());
+    }
+
+    #[test]
+    fn a_large_byte_counted_ack_stops_slow_start_at_ssthresh() {
+        let mut r = Reno::new(CcInit { initial_cwnd: 1.0, initial_ssthresh: 4.0 });
+        r.on_ack(&AckInfo { acked_segs: 40.0, ..ack() });
+        // 3 segments of slow start to reach 4, then 37/4 in avoidance.
+        assert!((r.cwnd() - (4.0 + 37.0 / 4.0)).abs() < 1e-12, "{}", r.cwnd());
     }
 
     #[test]

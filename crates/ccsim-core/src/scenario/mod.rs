@@ -46,6 +46,14 @@ pub struct Spec {
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
     pub traces: Vec<TraceSpec>,
+    pub pcaps: Vec<PcapSpec>,
+}
+
+/// A pcap capture of one link direction, written to `file` under the run's output folder.
+#[derive(Clone, Debug)]
+pub struct PcapSpec {
+    pub link_dir: u32,
+    pub file: String,
 }
 
 /// Per direction: index 0 is `a->b`, 1 is `b->a`.
@@ -352,14 +360,15 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
 
     // [[traces]]
     let mut traces = Vec::new();
+    let mut pcaps: Vec<PcapSpec> = Vec::new();
     if let Some(tv) = top.get("traces") {
         match tv {
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
                     let path = format!("traces[{i}]");
                     let Some(mut o) = Obj::new(item, &path, errs) else { continue };
-                    let kind = o.choice("kind", &["queue", "flow"], None, errs);
-                    let interval = o.time("interval", errs).unwrap_or(crate::units::secs(0.1));
+                    let kind = o.choice("kind", &["queue", "flow", "pcap"], None, errs);
+                    let interval = if kind == Some("pcap") { 1 } else { o.time("interval", errs).unwrap_or(crate::units::secs(0.1)) };
                     if interval == 0 {
                         errs.add(o.at("interval"), "must be greater than 0");
                     }
@@ -372,6 +381,29 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                                         o.at("link"),
                                         format!("no link '{l}': give a link name (its a->b direction) or 'from->to' node names of a link"),
                                     ),
+                                }
+                            }
+                        }
+                        Some("pcap") => {
+                            let ld = o.req_string("link", errs).and_then(|l| {
+                                let r = resolve_link_dir(l, &links, &link_names, &nodes);
+                                if r.is_none() {
+                                    errs.add(o.at("link"), format!("no link '{l}': give a link name or 'from->to' node names of a link"));
+                                }
+                                r
+                            });
+                            let file = o.string("file", errs).map(str::to_string);
+                            if let Some(ld) = ld {
+                                let l = &links[(ld / 2) as usize];
+                                let (f, t) = if ld % 2 == 0 { (l.a, l.b) } else { (l.b, l.a) };
+                                let file = file.unwrap_or_else(|| format!("{}-{}.pcap", nodes[f as usize], nodes[t as usize]));
+                                let bad = file.contains('/') || file.contains('\\') || file.starts_with('.') || !file.ends_with(".pcap");
+                                if bad {
+                                    errs.add(o.at("file"), format!("'{file}': give a plain file name ending in .pcap (it is written in the run's output folder)"));
+                                } else if pcaps.iter().any(|p| p.file == file) {
+                                    errs.add(o.at("file"), format!("two pcap traces write '{file}'"));
+                                } else {
+                                    pcaps.push(PcapSpec { link_dir: ld, file });
                                 }
                             }
                         }
@@ -397,7 +429,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     }
 
     top.finish(errs);
-    Some(Spec { name, duration: duration?, seed, warmup, max_events, nodes, links, flows, traces })
+    Some(Spec { name, duration: duration?, seed, warmup, max_events, nodes, links, flows, traces, pcaps })
 }
 
 /// `"name"` = forward direction of link `name`; `"x->y"` = the direction from x to y.

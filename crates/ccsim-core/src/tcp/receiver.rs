@@ -61,6 +61,9 @@ impl TcpReceiver {
     fn send_ack(&mut self, ctx: &mut Ctx, first: Option<(u64, u64)>) {
         let mut p = Packet { kind: Kind::Ack, ack: self.rcv_nxt, ts_echo: self.ts_recent, ..Default::default() };
         p.wnd = self.cfg.window_bytes.min(u32::MAX as u64) as u32;
+        if self.cfg.timestamps {
+            p.flags |= crate::packet::FLAG_TS;
+        }
         if self.cfg.sack && !self.ooo.is_empty() {
             let max = self.cfg.max_sack_blocks as usize;
             let mut n = 0;

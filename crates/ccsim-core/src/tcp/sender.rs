@@ -192,6 +192,7 @@ impl TcpSender {
             seq,
             payload: len,
             size: len + self.cfg.header_bytes(0),
+            flags: if self.cfg.timestamps { crate::packet::FLAG_TS } else { 0 },
             ..Default::default()
         });
         self.arm_rto_if_idle(ctx);

@@ -1,0 +1,3 @@
+//! Packet traces written while the simulation runs.
+
+pub mod pcap;

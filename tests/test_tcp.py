@@ -1,0 +1,141 @@
+"""TCP through the Python API and the CLI, and pcap traces checked by independent parsers
+(dpkt and tshark)."""
+
+import json
+import shutil
+import subprocess
+
+import dpkt
+import pytest
+
+import ccsim
+
+PCAP_SCENARIO = """
+name = "pcap-check"
+[simulation]
+duration = "10s"
+seed = 4
+[dumbbell]
+senders = 1
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "20ms"
+queue = { kind = "droptail", limit = 30 }
+loss = { kind = "bernoulli", p = 0.01 }
+[[flows]]
+name = "t"
+kind = "tcp"
+profile = "PROFILE"
+src = "s0"
+dst = "d0"
+[[traces]]
+kind = "pcap"
+link = "s0->r0"
+[[traces]]
+kind = "pcap"
+link = "r1->r0"
+file = "acks.pcap"
+[[traces]]
+kind = "flow"
+flow = "t"
+interval = "100ms"
+"""
+
+
+def dpkt_retransmissions(path):
+    """Data segments whose sequence number lies below the highest byte already seen."""
+    n = retx = 0
+    high = 0
+    with open(path, "rb") as f:
+        for _, buf in dpkt.pcap.Reader(f):
+            ip = dpkt.ethernet.Ethernet(buf).data
+            tcp = ip.data
+            payload = ip.len - 4 * ip.hl - 4 * tcp.off
+            if payload <= 0:
+                continue
+            n += 1
+            if tcp.seq < high:
+                retx += 1
+            high = max(high, tcp.seq + payload)
+    return n, retx
+
+
+@pytest.mark.parametrize("profile", ["ns2", "linux"])
+def test_pcap_retransmissions_match_counters(tmp_path, cli, profile):
+    scen = tmp_path / "s.toml"
+    scen.write_text(PCAP_SCENARIO.replace("PROFILE", profile))
+    out = tmp_path / "out"
+    r = cli("run", scen, "--out", out, "-q")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["pcap"] == {"s0->r0": "pcap/s0-r0.pcap", "r1->r0": "pcap/acks.pcap"}
+    flows = ccsim.Results.load(out).flows
+    sent = int(flows["sent_pkts"][0])
+    retx = int(flows["retransmitted_pkts"][0])
+    assert retx > 10  # the run is lossy
+    n, seen = dpkt_retransmissions(out / "pcap" / "s0-r0.pcap")
+    assert n == sent
+    assert seen == retx
+
+
+def tshark(*args):
+    exe = shutil.which("tshark")
+    assert exe, "tshark is required (scripts/test-all.sh installs Debian's tshark)"
+    r = subprocess.run([exe, *map(str, args)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines()
+
+
+def test_tshark_reads_and_analyses_the_capture(tmp_path):
+    d = ccsim.loads(PCAP_SCENARIO.replace("PROFILE", "linux"))
+    res = ccsim.run(d, pcap_dir=tmp_path)
+    data = res.files["s0->r0"]
+    acks = res.files["r1->r0"]
+    f = res.flows.iloc[0]
+    frames = tshark("-r", data, "-T", "fields", "-e", "frame.number")
+    assert len(frames) == f["sent_pkts"]
+    assert tshark("-r", data, "-Y", "_ws.malformed || _ws.expert.severity == error") == []
+    flagged = tshark("-r", data, "-Y",
+                     "tcp.analysis.retransmission || tcp.analysis.fast_retransmission || tcp.analysis.out_of_order "
+                     "|| tcp.analysis.spurious_retransmission", "-T", "fields", "-e", "frame.number")
+    # Wireshark calls a retransmission sent within 3 ms of the previous segment
+    # "out-of-order"; together the flags cover every retransmitted segment.
+    assert len(flagged) == f["retransmitted_pkts"]
+    # ACKs: SACK blocks and timestamps decode; dupACKs are recognised.
+    sacks = tshark("-r", acks, "-Y", "tcp.options.sack_le", "-T", "fields", "-e", "tcp.options.sack_le")
+    assert len(sacks) > 0
+    assert len(tshark("-r", acks, "-Y", "tcp.analysis.duplicate_ack")) > 0
+    assert tshark("-r", acks, "-c", "1", "-Y", "tcp.options.timestamp.tsval", "-T", "fields", "-e", "tcp.len") == ["0"]
+
+
+def test_api_pcap_goes_to_a_temp_dir_and_save_copies_it(tmp_path):
+    res = ccsim.run(ccsim.loads(PCAP_SCENARIO.replace("PROFILE", "ns2")))
+    assert set(res.files) == {"s0->r0", "r1->r0"}
+    out = res.save(tmp_path / "o")
+    assert (out / "pcap" / "acks.pcap").stat().st_size > 24
+    back = ccsim.Results.load(out)
+    assert back.files["r1->r0"].endswith("pcap/acks.pcap")
+
+
+def test_tcp_series_and_summary_columns():
+    res = ccsim.run(ccsim.loads(PCAP_SCENARIO.replace("PROFILE", "ns2")))
+    s = res.series("flow:t")
+    for c in ("cwnd", "ssthresh", "srtt_s", "rto_s", "inflight_bytes", "retransmits", "timeouts"):
+        assert c in s.columns
+    assert s["cwnd"].max() > 2
+    f = res.flows.iloc[0]
+    for c in ("retransmitted_bytes", "timeouts", "mean_rtt_s", "goodput_bps"):
+        assert c in res.flows.columns
+    # One-way delay 2·1 ms + 20 ms + serialization; RTT about twice that.
+    assert 0.044 < f["mean_rtt_s"] < 0.1
+
+
+@pytest.mark.parametrize("field, value", [("mss", 0), ("cc", "warp"), ("recovery", "vegas"), ("min_rto", "100s")])
+def test_bad_tcp_parameters_exit_2(tmp_path, cli, field, value):
+    p = tmp_path / "bad.toml"
+    text = PCAP_SCENARIO.replace("PROFILE", "ns2").replace('profile = "ns2"', f'profile = "ns2"\n{field} = {json.dumps(value)}')
+    p.write_text(text)
+    r = cli("validate", p)
+    assert r.returncode == 2
+    assert f"flows[0].{field}" in r.stderr
