@@ -99,8 +99,18 @@ def test_bad_set_exit_2(cli, two_node):
 
 
 def test_bench_json(cli, tmp_path):
-    r = cli("bench", "--flows", "4", "--rate", "1e8", "--duration", "0.5", "--reps", "1", "--json", tmp_path / "b.json")
+    r = cli("bench", "-s", "cbr", "-s", "S1", "--flows", "4", "--rate", "1e8", "--duration", "0.5", "--reps", "1",
+            "--json", tmp_path / "b.json")
     assert r.returncode == 0, r.stderr
     data = json.loads((tmp_path / "b.json").read_text())
-    run = data["runs"][0]
-    assert run["bottleneck_pkts"] > 3000 and run["events_per_s"] > 0
+    cbr = data["results"]["cbr"]["best"]
+    assert cbr["bottleneck_pkts"] > 3000 and cbr["events_per_s"] > 0
+    s1 = data["results"]["S1"]["best"]
+    # S1: 10 NewReno flows fill most of the 100 Mb/s bottleneck for 60 s.
+    assert s1["goodput_bps"] > 85e6 and s1["bottleneck_pkts"] > 400_000
+
+
+def test_bench_unknown_scenario_exit_2(cli):
+    r = cli("bench", "-s", "S9")
+    assert r.returncode == 2
+    assert "S9" in r.stderr

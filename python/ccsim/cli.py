@@ -134,29 +134,39 @@ def validate_cmd(
 @app.command("bench")
 @guarded
 def bench_cmd(
-    flows: int = typer.Option(10, help="CBR flows on the dumbbell."),
-    rate: float = typer.Option(1e9, help="Bottleneck rate, bit/s."),
-    duration: float = typer.Option(5.0, help="Simulated seconds."),
-    reps: int = typer.Option(3, help="Repetitions (the best and the median are reported)."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the measurements as JSON here."),
+    scenario: List[str] = typer.Option([], "--scenario", "-s",
+                                       help="S1, S2, S3, S4 (TCP dumbbells, see docs/benchmarks.md) or cbr; repeatable. Default: S1 S2 S3 cbr."),
+    reps: int = typer.Option(3, help="Repetitions (best and median reported)."),
+    flows: int = typer.Option(10, help="cbr only: CBR flows."),
+    rate: float = typer.Option(1e9, help="cbr only: bottleneck rate, bit/s."),
+    duration: float = typer.Option(5.0, help="cbr only: simulated seconds."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write all measurements as JSON here."),
 ) -> None:
-    """Engine benchmark: a CBR dumbbell; events and bottleneck packets per wall second."""
+    """Engine benchmarks: events and bottleneck packets per wall second."""
+    import platform
+
     from . import _core
 
-    if flows < 1 or rate <= 0 or duration <= 0 or reps < 1:
-        raise ScenarioError([("bench", "flows, rate, duration and reps must be positive")])
-    runs = [_core.bench_cbr(flows, rate, duration, 1.05) for _ in range(reps)]
-    runs.sort(key=lambda r: r["wall_s"])
-    best, median = runs[0], runs[len(runs) // 2]
-    t = Table(title=f"cbr-dumbbell: {flows} flows, {rate / 1e6:g} Mb/s bottleneck, {duration:g} s simulated, {reps} reps")
-    for c in ("", "wall s", "M events/s", "M bottleneck pkts/s", "events", "bottleneck pkts"):
-        t.add_column(c, justify="right")
-    for label, r in (("best", best), ("median", median)):
-        t.add_row(label, f"{r['wall_s']:.3f}", f"{r['events_per_s'] / 1e6:.2f}", f"{r['bottleneck_pkts_per_s'] / 1e6:.2f}",
-                  f"{r['events']:,}", f"{r['bottleneck_pkts']:,}")
+    names = scenario or ["S1", "S2", "S3", "cbr"]
+    known = {"S1", "S2", "S3", "S4", "cbr"}
+    bad = [n for n in names if n not in known]
+    if bad or reps < 1 or flows < 1 or rate <= 0 or duration <= 0:
+        raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, cbr" if bad else
+                              "reps, flows, rate and duration must be positive")])
+    t = Table(title=f"ccsim {__version__} benchmarks, best of {reps}")
+    for c in ("scenario", "flows", "sim s", "wall s", "M events/s", "M bottleneck pkts/s", "goodput Mb/s", "peak pkts"):
+        t.add_column(c, justify="left" if c == "scenario" else "right")
+    results = {}
+    for name in names:
+        runs = [(_core.bench_cbr(flows, rate, duration, 1.05) if name == "cbr" else _core.bench_tcp(name)) for _ in range(reps)]
+        runs.sort(key=lambda r: r["wall_s"])
+        best, median = runs[0], runs[len(runs) // 2]
+        results[name] = {"best": best, "median": median, "runs": runs}
+        t.add_row(name, str(best["flows"]), f"{best['sim_s']:g}", f"{best['wall_s']:.3f}", f"{best['events_per_s'] / 1e6:.2f}",
+                  f"{best['bottleneck_pkts_per_s'] / 1e6:.2f}", f"{best['goodput_bps'] / 1e6:.1f}", f"{best['peak_packets']:,}")
     out.print(t)
     if json_out:
-        json_out.write_text(json.dumps({"version": __version__, "runs": runs}, indent=2))
+        json_out.write_text(json.dumps({"version": __version__, "machine": platform.platform(), "results": results}, indent=2))
 
 
 def main() -> None:

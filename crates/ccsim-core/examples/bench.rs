@@ -1,15 +1,30 @@
-//! `cargo run --release -p ccsim-core --example bench [flows] [bottleneck_bps] [seconds]`
-//! Runs the CBR dumbbell engine benchmark from pure Rust.
+//! Engine benchmarks from pure Rust.
+//!
+//! `cargo run --release -p ccsim-core --example bench -- S1 S2 S3` (TCP scenarios), or
+//! `... --example bench -- cbr [flows] [bottleneck_bps] [seconds]` (CBR dumbbell).
+
+fn report(r: &ccsim_core::bench::BenchResult) {
+    println!(
+        "{}: {} flows, {} s simulated: {} events in {:.3} s = {:.2} M events/s; {} bottleneck packets = {:.2} M pkts/s; goodput {:.1} Mb/s; peak packets {}",
+        r.name, r.flows, r.sim_s, r.events, r.wall_s, r.events_per_s / 1e6, r.bottleneck_pkts, r.bottleneck_pkts_per_s / 1e6, r.goodput_bps / 1e6, r.peak_packets
+    );
+}
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let flows: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10);
-    let rate: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1e9);
-    let secs: f64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(5.0);
-    let toml = ccsim_core::bench::cbr_dumbbell_toml(flows, rate, secs, 1.05);
-    let r = ccsim_core::bench::measure("cbr-dumbbell", &toml, "bottleneck").expect("valid bench scenario");
-    println!(
-        "{}: {} flows, {:.0} bit/s, {} s simulated: {} events in {:.3} s wall = {:.2} M events/s; {} bottleneck packets = {:.2} M pkts/s; peak packets {}",
-        r.name, flows, rate, r.sim_s, r.events, r.wall_s, r.events_per_s / 1e6, r.bottleneck_pkts, r.bottleneck_pkts_per_s / 1e6, r.peak_packets
-    );
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("cbr") {
+        let flows: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10);
+        let rate: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1e9);
+        let secs: f64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(5.0);
+        let toml = ccsim_core::bench::cbr_dumbbell_toml(flows, rate, secs, 1.05);
+        report(&ccsim_core::bench::measure("cbr-dumbbell", &toml, "bottleneck").expect("valid bench scenario"));
+        return;
+    }
+    let names: Vec<String> = if args.is_empty() { vec!["S1".into(), "S2".into(), "S3".into()] } else { args };
+    for n in names {
+        match ccsim_core::bench::tcp_scenario(&n) {
+            Some(t) => report(&ccsim_core::bench::measure(&n, &t, "bottleneck").expect("valid bench scenario")),
+            None => eprintln!("unknown scenario {n} (S1-S4, or cbr)"),
+        }
+    }
 }

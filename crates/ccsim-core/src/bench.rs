@@ -13,6 +13,9 @@ pub struct BenchResult {
     pub events_per_s: f64,
     pub bottleneck_pkts_per_s: f64,
     pub peak_packets: usize,
+    /// Sum of the flows' goodput, bit/s.
+    pub goodput_bps: f64,
+    pub flows: usize,
 }
 
 /// A CBR dumbbell: `flows` CBR sources offering `load` × the bottleneck rate in total,
@@ -46,11 +49,62 @@ jitter = true
     )
 }
 
+/// The standard TCP benchmark scenarios (1500-byte packets: MSS 1460 + 40 header bytes,
+/// NewReno, an ACK per segment, DropTail queues):
+///
+/// - `S1`: 10 flows, 100 Mb/s 10 ms bottleneck, 100-packet queue, 1 Gb/s 1 ms access, 60 s.
+/// - `S2`: 1 flow, 1 Gb/s 50 ms bottleneck, one-BDP queue (8 500 packets), 10 Gb/s 1 ms access, 60 s.
+/// - `S3`: 200 flows, 1 Gb/s 10 ms bottleneck, 1000-packet queue, 10 Gb/s 1 ms access, 20 s.
+/// - `S4`: 1000 flows, 10 Gb/s 10 ms bottleneck, 2000-packet queue, 100 Gb/s 1 ms access, 5 s.
+///
+/// Flows start within the first second (uniformly at random) so that they do not all
+/// slow-start in lockstep.
+pub fn tcp_scenario(name: &str) -> Option<String> {
+    let (flows, rate, delay, queue, access, secs) = match name {
+        "S1" => (10, "100Mbps", "10ms", 100, "1Gbps", 60),
+        "S2" => (1, "1Gbps", "50ms", 8500, "10Gbps", 60),
+        "S3" => (200, "1Gbps", "10ms", 1000, "10Gbps", 20),
+        "S4" => (1000, "10Gbps", "10ms", 2000, "100Gbps", 5),
+        _ => return None,
+    };
+    Some(format!(
+        r#"
+name = "bench-{name}"
+[simulation]
+duration = {secs}
+seed = 1
+[dumbbell]
+senders = {flows}
+access_rate = "{access}"
+access_delay = "1ms"
+bottleneck_rate = "{rate}"
+bottleneck_delay = "{delay}"
+queue = {{ kind = "droptail", limit = {queue} }}
+access_queue = {{ kind = "droptail", limit = 10000 }}
+[[flows]]
+kind = "tcp"
+profile = "ns2"
+recovery = "newreno"
+count = {flows}
+src = "s{{i}}"
+dst = "d{{i}}"
+mss = 1460
+window = 1000000
+start_jitter = "1s"
+"#
+    ))
+}
+
+/// Names of the TCP benchmark scenarios.
+pub const TCP_SCENARIOS: [&str; 4] = ["S1", "S2", "S3", "S4"];
+
 /// Runs a scenario and measures it; `bottleneck` names the link counted.
 pub fn measure(name: &str, toml: &str, bottleneck: &str) -> Result<BenchResult, String> {
     let spec = crate::scenario::from_toml(toml).map_err(|e| e.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n"))?;
-    let sim = Simulation::new(spec);
+    let sim = Simulation::with_options(spec, &Default::default())?;
     let res = sim.run_to_results(None);
+    let goodput_bps: f64 = res.flows.f64("goodput_bps").map(|v| v.iter().sum()).unwrap_or(0.0);
+    let flows = res.flows.rows();
     let q = &res.queues;
     let links = match q.column("link") {
         Some(crate::measure::Column::Str(v)) => v.clone(),
@@ -78,12 +132,22 @@ pub fn measure(name: &str, toml: &str, bottleneck: &str) -> Result<BenchResult, 
         events_per_s: res.events as f64 / res.wall_s,
         bottleneck_pkts_per_s: pkts as f64 / res.wall_s,
         peak_packets: res.peak_packets,
+        goodput_bps,
+        flows,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tcp_scenarios_are_valid() {
+        for name in TCP_SCENARIOS {
+            crate::scenario::from_toml(&tcp_scenario(name).unwrap()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        }
+        assert!(tcp_scenario("S9").is_none());
+    }
 
     #[test]
     fn small_bench_runs_and_counts() {

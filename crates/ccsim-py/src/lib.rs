@@ -142,18 +142,11 @@ fn run(py: Python<'_>, json: &str, output_dir: Option<String>) -> PyResult<PyObj
     results_to_py(py, &outcome)
 }
 
-/// Engine benchmark: CBR dumbbell. Returns a dict of measurements.
-#[pyfunction]
-#[pyo3(signature = (flows=10, bottleneck_bps=1e9, duration_s=5.0, load=1.05))]
-fn bench_cbr(py: Python<'_>, flows: usize, bottleneck_bps: f64, duration_s: f64, load: f64) -> PyResult<PyObject> {
-    let toml = ccsim_core::bench::cbr_dumbbell_toml(flows, bottleneck_bps, duration_s, load);
-    let r = py
-        .allow_threads(|| guarded(|| ccsim_core::bench::measure("cbr-dumbbell", &toml, "bottleneck")))?
-        .map_err(|e| PyRuntimeError::new_err(e))?;
+fn bench_dict(py: Python<'_>, r: ccsim_core::bench::BenchResult) -> PyResult<PyObject> {
     let d = PyDict::new_bound(py);
     d.set_item("name", r.name)?;
-    d.set_item("flows", flows)?;
-    d.set_item("bottleneck_bps", bottleneck_bps)?;
+    d.set_item("flows", r.flows)?;
+    d.set_item("goodput_bps", r.goodput_bps)?;
     d.set_item("sim_s", r.sim_s)?;
     d.set_item("events", r.events)?;
     d.set_item("wall_s", r.wall_s)?;
@@ -162,6 +155,34 @@ fn bench_cbr(py: Python<'_>, flows: usize, bottleneck_bps: f64, duration_s: f64,
     d.set_item("bottleneck_pkts_per_s", r.bottleneck_pkts_per_s)?;
     d.set_item("peak_packets", r.peak_packets)?;
     Ok(d.into_py(py))
+}
+
+fn bench_run(py: Python<'_>, name: &str, toml: String) -> PyResult<PyObject> {
+    let r = py
+        .allow_threads(|| guarded(|| ccsim_core::bench::measure(name, &toml, "bottleneck")))?
+        .map_err(PyRuntimeError::new_err)?;
+    bench_dict(py, r)
+}
+
+/// Engine benchmark: CBR dumbbell. Returns a dict of measurements.
+#[pyfunction]
+#[pyo3(signature = (flows=10, bottleneck_bps=1e9, duration_s=5.0, load=1.05))]
+fn bench_cbr(py: Python<'_>, flows: usize, bottleneck_bps: f64, duration_s: f64, load: f64) -> PyResult<PyObject> {
+    bench_run(py, "cbr", ccsim_core::bench::cbr_dumbbell_toml(flows, bottleneck_bps, duration_s, load))
+}
+
+/// Benchmark scenario TOML by name (S1..S4), or None.
+#[pyfunction]
+fn bench_scenario(name: &str) -> Option<String> {
+    ccsim_core::bench::tcp_scenario(name)
+}
+
+/// Engine benchmark: a TCP scenario S1..S4. Returns a dict of measurements.
+#[pyfunction]
+fn bench_tcp(py: Python<'_>, name: &str) -> PyResult<PyObject> {
+    let toml = ccsim_core::bench::tcp_scenario(name)
+        .ok_or_else(|| invalid(vec![ScenarioError { path: "scenario".into(), message: format!("unknown benchmark '{name}'; known: S1, S2, S3, S4, cbr") }]))?;
+    bench_run(py, name, toml)
 }
 
 /// Test hook: panics inside the same guard `run` uses, to prove panics never abort.
@@ -178,6 +199,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_cbr, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_tcp, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }
