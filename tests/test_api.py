@@ -162,3 +162,31 @@ def test_max_events_stops_early():
     assert res.meta["stop"] == "max_events"
     assert res.meta["events"] == 10
     assert res.meta["sim_time_s"] < 1.0
+
+
+def test_every_example_validates():
+    paths = sorted(EXAMPLES.glob("*.toml"))
+    assert len(paths) >= 3
+    for p in paths:
+        info = ccsim.validate(p)
+        assert info["flows"] >= 1, p
+
+
+def test_gil_is_released_while_the_engine_runs():
+    import threading
+
+    from ccsim import _core
+
+    toml = _core.bench_scenario("S1")
+    d = ccsim.loads(toml)
+    d["simulation"]["duration"] = 30
+    done = []
+    t = threading.Thread(target=lambda: done.append(ccsim.run(d)))
+    t.start()
+    spins = 0
+    while t.is_alive():
+        spins += 1
+    t.join()
+    assert done and done[0].meta["events"] > 1_000_000
+    # With the GIL held for the whole run this loop could not advance at all.
+    assert spins > 10_000, spins
