@@ -24,6 +24,12 @@ pub enum Event {
     TxEnd { link: u32 },
     /// Packet `pkt` arrives at node `node` (after propagation).
     Arrive { node: u32, pkt: PktId },
+    /// The packet at the head of link direction `link`'s propagation line arrives at the
+    /// far node. Packets in propagation on one link direction form a FIFO (same delay,
+    /// departure order), so only the head is in the event heap: it carries the sequence
+    /// number its packet was given at departure, so the global event order is exactly the
+    /// one-event-per-packet order, with a much smaller heap.
+    LinkArrive { link: u32 },
     /// A timer of one endpoint of `flow`. `kind` and `token` are the agent's own; an agent
     /// ignores a token it no longer expects (cancellation without heap removal).
     Timer { flow: u32, side: Side, kind: u16, token: u32 },
@@ -90,6 +96,22 @@ impl Scheduler {
         let seq = self.seq;
         self.seq += 1;
         self.heap.push(Entry { time: at.max(self.now), seq, event });
+    }
+
+    /// Takes the next sequence number (for an event queued outside the heap, see
+    /// [`Event::LinkArrive`]).
+    #[inline]
+    pub fn next_seq(&mut self) -> u64 {
+        let s = self.seq;
+        self.seq += 1;
+        s
+    }
+
+    /// Schedules `event` at `at` with a sequence number taken earlier by [`Scheduler::next_seq`].
+    #[inline]
+    pub fn at_with_seq(&mut self, at: Time, seq: u64, event: Event) {
+        debug_assert!(at >= self.now, "event scheduled in the past");
+        self.heap.push(Entry { time: at, seq, event });
     }
 
     /// Schedules `event` after `delay`.

@@ -1,10 +1,12 @@
 //! Nodes, duplex point-to-point links (one [`LinkDir`] per direction, each with its egress
 //! queue, optional loss model and statistics), and static shortest-path routing.
 //!
-//! A packet crossing a link direction costs two events: `TxEnd` when its last bit leaves the
-//! sender (exact serialization time `size·8/rate`, sub-nanosecond remainder carried), and
-//! `Arrive` at the far node one propagation delay later. Delivery time is therefore exactly
-//! queueing + serialization + propagation.
+//! A packet starts serialization when the transmitter is free (exact serialization time
+//! `size·8/rate`, sub-nanosecond remainder carried) and arrives at the far node one
+//! propagation delay after its last bit left: delivery time is exactly queueing +
+//! serialization + propagation. Events: a `LinkArrive` per packet (only the head of each
+//! link's propagation line is in the heap), plus a `TxEnd` only when packets wait for the
+//! transmitter. An idle hop costs one event, a busy one two.
 
 use crate::engine::{Event, Scheduler};
 use crate::loss::LossModel;
@@ -35,12 +37,16 @@ pub struct LinkDir {
     pub delay: Time,
     pub queue: Box<dyn Queue>,
     pub loss: Option<Box<dyn LossModel>>,
-    /// The packet being serialized, if any.
-    pub in_tx: Option<PktId>,
+    /// When the transmitter is free again.
+    pub busy_until: Time,
+    /// A `TxEnd` event is scheduled (packets wait for the transmitter).
+    txend_pending: bool,
     rem: u64,
     pub stats: QueueStats,
     /// pcap capture of packets as they start serialization.
     pub capture: Option<Box<crate::trace::pcap::PcapWriter>>,
+    /// Packets in propagation: (arrival time, event sequence number, packet), in order.
+    in_flight: VecDeque<(Time, u64, PktId)>,
 }
 
 impl LinkDir {
@@ -65,10 +71,12 @@ impl LinkDir {
             delay,
             queue,
             loss,
-            in_tx: None,
+            busy_until: 0,
+            txend_pending: false,
             rem: 0,
             stats: QueueStats::default(),
             capture: None,
+            in_flight: VecDeque::with_capacity(64),
         }
     }
 }
@@ -163,37 +171,37 @@ impl Network {
             flows[p.flow as usize].on_drop(ld, reason, p);
             pool.free(d);
         }
-        if link.in_tx.is_none() {
-            Self::start_tx(link, ld, sched, pool);
+        if !link.txend_pending {
+            if now >= link.busy_until {
+                Self::start_tx(link, ld, sched, pool, flows);
+            } else if link.queue.len_pkts() > 0 {
+                link.txend_pending = true;
+                sched.at(link.busy_until, Event::TxEnd { link: ld });
+            }
         }
     }
 
+    /// Starts serializing the next queued packet (the transmitter is free). The packet's
+    /// whole crossing is decided now: the loss model is consulted (in transmission order,
+    /// as at the end of serialization) and a surviving packet joins the propagation line
+    /// with its arrival time `now + serialization + delay`. A `TxEnd` event is scheduled
+    /// only if more packets wait, so an idle link costs one event per packet, not two.
     #[inline]
-    fn start_tx(link: &mut LinkDir, ld: u32, sched: &mut Scheduler, pool: &PacketPool) {
+    fn start_tx(link: &mut LinkDir, ld: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
         let now = sched.now();
         let (lp, lb) = (link.queue.len_pkts(), link.queue.len_bytes());
-        if let Some(id) = link.queue.dequeue(now, pool) {
-            let size = pool.get(id).size;
-            link.stats.on_departure(now, lp, lb, size);
-            if let Some(cap) = link.capture.as_mut() {
-                cap.record(now, link.from, link.to, pool.get(id));
-            }
-            let tx = serialization(size, link.rate_bps, &mut link.rem);
-            link.stats.busy_ns += tx;
-            link.in_tx = Some(id);
-            sched.after(tx, Event::TxEnd { link: ld });
+        let Some(id) = link.queue.dequeue(now, pool) else { return };
+        let size = pool.get(id).size;
+        link.stats.on_departure(now, lp, lb, size);
+        if let Some(cap) = link.capture.as_mut() {
+            cap.record(now, link.from, link.to, pool.get(id));
         }
-    }
-
-    /// The packet in serialization on `ld` has left: apply the loss model, propagate it,
-    /// and start the next transmission.
-    #[inline]
-    pub fn tx_end(&mut self, ld: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
-        let now = sched.now();
-        let link = &mut self.links[ld as usize];
-        let id = link.in_tx.take().expect("TxEnd without a packet in transmission");
+        let tx = serialization(size, link.rate_bps, &mut link.rem);
+        link.stats.busy_ns += tx;
+        let done = now + tx;
+        link.busy_until = done;
         let lost = match link.loss.as_mut() {
-            Some(m) => m.lose(now, pool.get(id)),
+            Some(m) => m.lose(done, pool.get(id)),
             None => false,
         };
         if lost {
@@ -202,8 +210,36 @@ impl Network {
             flows[p.flow as usize].on_drop(ld, DropReason::Loss, p);
             pool.free(id);
         } else {
-            sched.after(link.delay, Event::Arrive { node: link.to, pkt: id });
+            let at = done + link.delay;
+            let seq = sched.next_seq();
+            if link.in_flight.is_empty() {
+                sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });
+            }
+            link.in_flight.push_back((at, seq, id));
         }
-        Self::start_tx(link, ld, sched, pool);
+        if link.queue.len_pkts() > 0 {
+            link.txend_pending = true;
+            sched.at(done, Event::TxEnd { link: ld });
+        }
+    }
+
+    /// The transmitter of `ld` is free again and packets wait: start the next one.
+    #[inline]
+    pub fn tx_end(&mut self, ld: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+        let link = &mut self.links[ld as usize];
+        link.txend_pending = false;
+        Self::start_tx(link, ld, sched, pool, flows);
+    }
+
+    /// The head of `ld`'s propagation line has arrived: returns (node, packet) and puts the
+    /// next one, if any, in the event heap.
+    #[inline]
+    pub fn link_arrive(&mut self, ld: u32, sched: &mut Scheduler) -> (u32, PktId) {
+        let link = &mut self.links[ld as usize];
+        let (_, _, id) = link.in_flight.pop_front().expect("LinkArrive without a packet in flight");
+        if let Some(&(at, seq, _)) = link.in_flight.front() {
+            sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });
+        }
+        (link.to, id)
     }
 }
