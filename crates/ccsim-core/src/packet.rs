@@ -24,11 +24,12 @@ pub enum Kind {
 /// `Packet::flags`: the TCP timestamps option is present (12 header bytes).
 pub const FLAG_TS: u8 = 0x01;
 
-/// A SACK block `[start, end)` in sequence space.
+/// A SACK block, stored relative to the packet's cumulative `ack` (8 bytes instead of 16,
+/// keeping `Packet` small): the block is `[ack + off, ack + off + len)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct SackBlock {
-    pub start: u64,
-    pub end: u64,
+    pub off: u32,
+    pub len: u32,
 }
 
 /// Everything later protocols need, in one fixed-size `Copy` struct.
@@ -65,6 +66,23 @@ pub struct Packet {
     /// Protocol-defined auxiliary word (e.g. AAL5 frame and cell index, UDT fields).
     pub aux: u64,
     pub sack: [SackBlock; 4],
+}
+
+impl Packet {
+    /// SACK block `i` as absolute `(start, end)`.
+    #[inline]
+    pub fn sack_block(&self, i: usize) -> (u64, u64) {
+        let b = self.sack[i];
+        let start = self.ack + b.off as u64;
+        (start, start + b.len as u64)
+    }
+
+    /// Sets SACK block `i` to `[start, end)` (requires `start >= ack`, set `ack` first).
+    #[inline]
+    pub fn set_sack_block(&mut self, i: usize, start: u64, end: u64) {
+        debug_assert!(start >= self.ack && end > start);
+        self.sack[i] = SackBlock { off: (start - self.ack).min(u32::MAX as u64) as u32, len: (end - start).min(u32::MAX as u64) as u32 };
+    }
 }
 
 /// Slab of packets with a free list.
@@ -127,6 +145,14 @@ impl PacketPool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packet_stays_small() {
+        assert!(std::mem::size_of::<Packet>() <= 112, "{}", std::mem::size_of::<Packet>());
+        let mut p = Packet { ack: 1000, ..Default::default() };
+        p.set_sack_block(0, 3000, 4500);
+        assert_eq!(p.sack_block(0), (3000, 4500));
+    }
 
     #[test]
     fn reuses_slots() {

@@ -96,10 +96,19 @@ pub fn parse_size(s: &str) -> Option<f64> {
 /// remainder in `rem` so that a long train of packets is exact on average.
 #[inline]
 pub fn serialization(bytes: u32, rate_bps: u64, rem: &mut u64) -> Time {
-    let num = bytes as u128 * 8 * 1_000_000_000 + *rem as u128;
-    let rate = rate_bps as u128;
-    *rem = (num % rate) as u64;
-    (num / rate) as Time
+    // bytes < 2^32 so bytes·8·10⁹ < 3.5·10¹⁹: use u64 unless that (or + rem) overflows.
+    match (bytes as u64).checked_mul(8_000_000_000).and_then(|n| n.checked_add(*rem)) {
+        Some(num) => {
+            *rem = num % rate_bps;
+            num / rate_bps
+        }
+        None => {
+            let num = bytes as u128 * 8_000_000_000 + *rem as u128;
+            let rate = rate_bps as u128;
+            *rem = (num % rate) as u64;
+            (num / rate) as Time
+        }
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use super::TcpConfig;
 use crate::agent::{Agent, Ctx};
-use crate::packet::{Kind, Packet, SackBlock};
+use crate::packet::{Kind, Packet};
 use crate::units::Time;
 use std::sync::Arc;
 
@@ -68,7 +68,7 @@ impl TcpReceiver {
             let max = self.cfg.max_sack_blocks as usize;
             let mut n = 0;
             if let Some((s, e)) = first {
-                p.sack[0] = SackBlock { start: s, end: e };
+                p.set_sack_block(0, s, e);
                 n = 1;
             }
             // The remaining blocks, most recently updated first (no allocation: k passes).
@@ -80,7 +80,7 @@ impl TcpReceiver {
                     .filter(|b| Some((b.0, b.1)) != first && b.2 < last_pick)
                     .max_by_key(|b| b.2);
                 let Some(b) = pick else { break };
-                p.sack[n] = SackBlock { start: b.0, end: b.1 };
+                p.set_sack_block(n, b.0, b.1);
                 last_pick = b.2;
                 n += 1;
             }

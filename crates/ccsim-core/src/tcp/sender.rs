@@ -459,9 +459,10 @@ impl Agent for TcpSender {
             self.rwnd = p.wnd as u64;
         }
         if self.cfg.recovery == Recovery::Sack {
-            for b in &p.sack[..p.nsack as usize] {
-                if b.end > self.snd_una {
-                    self.sb.add(b.start.max(self.snd_una), b.end);
+            for i in 0..p.nsack as usize {
+                let (start, end) = p.sack_block(i);
+                if end > self.snd_una {
+                    self.sb.add(start.max(self.snd_una), end);
                 }
             }
         }

@@ -117,9 +117,10 @@ impl PcapWriter {
             }
             if p.nsack > 0 {
                 b.extend_from_slice(&[1, 1, 5, 2 + 8 * p.nsack]);
-                for s in &p.sack[..p.nsack as usize] {
-                    b.extend_from_slice(&(s.start as u32).wrapping_add(1).to_be_bytes());
-                    b.extend_from_slice(&(s.end as u32).wrapping_add(1).to_be_bytes());
+                for i in 0..p.nsack as usize {
+                    let (start, end) = p.sack_block(i);
+                    b.extend_from_slice(&(start as u32).wrapping_add(1).to_be_bytes());
+                    b.extend_from_slice(&(end as u32).wrapping_add(1).to_be_bytes());
                 }
             }
             let hlen = b.len() - l4_start;
