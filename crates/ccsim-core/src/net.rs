@@ -39,6 +39,9 @@ pub struct LinkDir {
     pub loss: Option<Box<dyn LossModel>>,
     /// When the transmitter is free again.
     pub busy_until: Time,
+    /// The queue's length in packets and bytes, mirrored here (no virtual call per query).
+    pub qlen: usize,
+    pub qbytes: u64,
     /// A `TxEnd` event is scheduled (packets wait for the transmitter).
     txend_pending: bool,
     rem: u64,
@@ -72,6 +75,8 @@ impl LinkDir {
             queue,
             loss,
             busy_until: 0,
+            qlen: 0,
+            qbytes: 0,
             txend_pending: false,
             rem: 0,
             stats: QueueStats::default(),
@@ -161,20 +166,27 @@ impl Network {
         let now = sched.now();
         let link = &mut self.links[ld as usize];
         let size = pool.get(id).size;
-        link.stats.on_arrival(now, link.queue.len_pkts(), link.queue.len_bytes(), size);
+        link.stats.on_arrival(now, link.qlen, link.qbytes, size);
         self.dropped.clear();
         link.queue.enqueue(now, id, pool, &mut self.dropped);
-        link.stats.note_len(link.queue.len_pkts(), link.queue.len_bytes());
+        // Mirror the queue's length without asking it (every packet leaves a queue by
+        // `dequeue` or in `dropped`: the trait's contract).
+        link.qlen += 1;
+        link.qbytes += size as u64;
         for &(d, reason) in &self.dropped {
             let p = pool.get(d);
+            link.qlen -= 1;
+            link.qbytes -= p.size as u64;
             link.stats.on_drop(reason, p.size);
             flows[p.flow as usize].on_drop(ld, reason, p);
             pool.free(d);
         }
+        debug_assert_eq!((link.qlen, link.qbytes), (link.queue.len_pkts(), link.queue.len_bytes()));
+        link.stats.note_len(link.qlen, link.qbytes);
         if !link.txend_pending {
             if now >= link.busy_until {
                 Self::start_tx(link, ld, sched, pool, flows);
-            } else if link.queue.len_pkts() > 0 {
+            } else if link.qlen > 0 {
                 link.txend_pending = true;
                 sched.at(link.busy_until, Event::TxEnd { link: ld });
             }
@@ -189,9 +201,11 @@ impl Network {
     #[inline]
     fn start_tx(link: &mut LinkDir, ld: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
         let now = sched.now();
-        let (lp, lb) = (link.queue.len_pkts(), link.queue.len_bytes());
+        let (lp, lb) = (link.qlen, link.qbytes);
         let Some(id) = link.queue.dequeue(now, pool) else { return };
         let size = pool.get(id).size;
+        link.qlen -= 1;
+        link.qbytes -= size as u64;
         link.stats.on_departure(now, lp, lb, size);
         if let Some(cap) = link.capture.as_mut() {
             cap.record(now, link.from, link.to, pool.get(id));
@@ -217,7 +231,7 @@ impl Network {
             }
             link.in_flight.push_back((at, seq, id));
         }
-        if link.queue.len_pkts() > 0 {
+        if link.qlen > 0 {
             link.txend_pending = true;
             sched.at(done, Event::TxEnd { link: ld });
         }
