@@ -218,11 +218,12 @@ impl Simulation {
 
     #[inline]
     fn arrive(&mut self, node: u32, id: crate::packet::PktId) {
-        let p = *self.core.pool.get(id);
-        if p.dst != node {
+        if self.core.pool.get(id).dst != node {
             self.core.forward(node, id);
             return;
         }
+        // Copied out so the agent may send (and the pool grow) while reading it.
+        let p = *self.core.pool.get(id);
         self.core.pool.free(id);
         let now = self.core.sched.now();
         let side = if p.src == self.flows[p.flow as usize].src { Side::Receiver } else { Side::Sender };
