@@ -100,12 +100,14 @@ def test_bad_set_exit_2(cli, two_node):
 
 def test_bench_json(cli, tmp_path):
     r = cli("bench", "-s", "cbr", "-s", "S1", "--flows", "4", "--rate", "1e8", "--duration", "0.5", "--reps", "1",
-            "--json", tmp_path / "b.json")
+            "--memory-flows", "2000", "--json", tmp_path / "b.json")
     assert r.returncode == 0, r.stderr
     data = json.loads((tmp_path / "b.json").read_text())
-    cbr = data["results"]["cbr"]["best"]
+    cbr = data["scenarios"]["cbr"]["best"]
     assert cbr["bottleneck_pkts"] > 3000 and cbr["events_per_s"] > 0
-    s1 = data["results"]["S1"]["best"]
+    assert data["scenarios"]["cbr"]["peak_rss_mb"] > 1
+    assert data["idle_memory"]["flows"] == 2000
+    s1 = data["scenarios"]["S1"]["best"]
     # S1: 10 NewReno flows fill most of the 100 Mb/s bottleneck for 60 s.
     assert s1["goodput_bps"] > 85e6 and s1["bottleneck_pkts"] > 400_000
 

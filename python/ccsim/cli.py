@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -135,38 +136,60 @@ def validate_cmd(
 @guarded
 def bench_cmd(
     scenario: List[str] = typer.Option([], "--scenario", "-s",
-                                       help="S1, S2, S3, S4 (TCP dumbbells, see docs/benchmarks.md) or cbr; repeatable. Default: S1 S2 S3 cbr."),
-    reps: int = typer.Option(3, help="Repetitions (best and median reported)."),
+                                       help="S1, S2, S3, S4 (TCP dumbbells, see docs/benchmarks.md) or cbr; repeatable. Default: S1 S2 S3 S4."),
+    reps: int = typer.Option(3, help="Repetitions, each in its own process (best reported)."),
+    ns3: Optional[str] = typer.Option(None, "--ns3", help="A Python with ns-3's `ns3` package: run ns-3 on the same scenarios, alternating."),
+    ns3_script: Path = typer.Option(Path("bench/ns3/dumbbell.py"), "--ns3-script", help="The ns-3 scenario script."),
+    memory_flows: int = typer.Option(50_000, "--memory-flows", help="Idle flows for the memory-per-flow measurement (0 = skip)."),
     flows: int = typer.Option(10, help="cbr only: CBR flows."),
     rate: float = typer.Option(1e9, help="cbr only: bottleneck rate, bit/s."),
     duration: float = typer.Option(5.0, help="cbr only: simulated seconds."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write all measurements as JSON here."),
 ) -> None:
-    """Engine benchmarks: events and bottleneck packets per wall second."""
+    """Benchmarks: wall time, events/s, bottleneck packets/s, peak RSS, memory per flow; with --ns3, the ratio to ns-3."""
     import platform
 
-    from . import _core
+    from .bench import run_suite
 
-    names = scenario or ["S1", "S2", "S3", "cbr"]
+    names = scenario or ["S1", "S2", "S3", "S4"]
     known = {"S1", "S2", "S3", "S4", "cbr"}
     bad = [n for n in names if n not in known]
-    if bad or reps < 1 or flows < 1 or rate <= 0 or duration <= 0:
+    if bad or reps < 1 or flows < 1 or rate <= 0 or duration <= 0 or memory_flows < 0:
         raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, cbr" if bad else
-                              "reps, flows, rate and duration must be positive")])
-    t = Table(title=f"ccsim {__version__} benchmarks, best of {reps}")
-    for c in ("scenario", "flows", "sim s", "wall s", "M events/s", "M bottleneck pkts/s", "goodput Mb/s", "peak pkts"):
+                              "reps, flows, rate, duration must be positive and memory-flows >= 0")])
+    if ns3 and not ns3_script.exists():
+        raise ScenarioError([("--ns3-script", f"{ns3_script} not found (run from the repository root or pass --ns3-script)")])
+
+    def progress(name, sim, r):
+        err.print(f"  {name} {sim}: {r['wall_s']:.3f} s wall, goodput {r['goodput_bps'] / 1e6:.1f} Mb/s", markup=False, highlight=False)
+
+    res = run_suite(names, reps, ns3, ns3_script, (flows, rate, duration), memory_flows or None, on_result=progress)
+    t = Table(title=f"ccsim {__version__} benchmarks (best of {reps}, one process per run)")
+    cols = ["scenario", "flows", "sim s", "wall s", "M events/s", "M bottleneck pkts/s", "goodput Mb/s", "peak RSS MB", "engine MB"]
+    if ns3:
+        cols += ["ns-3 wall s", "ns-3 goodput Mb/s", "speed-up", "goodput diff"]
+    for c in cols:
         t.add_column(c, justify="left" if c == "scenario" else "right")
-    results = {}
-    for name in names:
-        runs = [(_core.bench_cbr(flows, rate, duration, 1.05) if name == "cbr" else _core.bench_tcp(name)) for _ in range(reps)]
-        runs.sort(key=lambda r: r["wall_s"])
-        best, median = runs[0], runs[len(runs) // 2]
-        results[name] = {"best": best, "median": median, "runs": runs}
-        t.add_row(name, str(best["flows"]), f"{best['sim_s']:g}", f"{best['wall_s']:.3f}", f"{best['events_per_s'] / 1e6:.2f}",
-                  f"{best['bottleneck_pkts_per_s'] / 1e6:.2f}", f"{best['goodput_bps'] / 1e6:.1f}", f"{best['peak_packets']:,}")
+    for name, e in res["scenarios"].items():
+        b = e["best"]
+        row = [name, str(b["flows"]), f"{b['sim_s']:g}", f"{b['wall_s']:.3f}", f"{b['events_per_s'] / 1e6:.2f}",
+               f"{b['bottleneck_pkts_per_s'] / 1e6:.2f}", f"{b['goodput_bps'] / 1e6:.1f}", f"{e['peak_rss_mb']:.0f}",
+               f"{e['engine_rss_mb']:.0f}"]
+        if ns3:
+            nb = e.get("ns3_best")
+            row += ([f"{nb['wall_s']:.1f}", f"{nb['goodput_bps'] / 1e6:.1f}", f"{e['speedup']:.0f}x",
+                     f"{100 * e['goodput_diff']:+.1f}%" if e.get("goodput_diff") is not None else "-"] if nb else ["-"] * 4)
+        t.add_row(*row)
     out.print(t)
+    out.print(f"peak RSS = whole process; engine MB = peak RSS minus an idle ccsim process ({res['baseline_rss_mb']:.0f} MB: "
+              "Python, numpy, pyarrow)")
+    if "idle_memory" in res:
+        m = res["idle_memory"]
+        out.print(f"memory per idle TCP flow: {m['bytes_per_flow']:.0f} bytes ({m['flows']:,} flows: "
+                  f"{m['rss_mb']:.0f} MB vs {m['rss_base_mb']:.0f} MB peak RSS)")
     if json_out:
-        json_out.write_text(json.dumps({"version": __version__, "machine": platform.platform(), "results": results}, indent=2))
+        json_out.write_text(json.dumps({"version": __version__, "machine": platform.platform(), "processor": platform.processor(),
+                                        "cpus": os.cpu_count(), **res}, indent=2))
 
 
 def main() -> None:

@@ -171,6 +171,12 @@ fn bench_cbr(py: Python<'_>, flows: usize, bottleneck_bps: f64, duration_s: f64,
     bench_run(py, "cbr", ccsim_core::bench::cbr_dumbbell_toml(flows, bottleneck_bps, duration_s, load))
 }
 
+/// Engine benchmark of any TOML scenario (no result tables built in Python).
+#[pyfunction]
+fn bench_toml(py: Python<'_>, name: &str, toml: String) -> PyResult<PyObject> {
+    bench_run(py, name, toml)
+}
+
 /// Benchmark scenario TOML by name (S1..S4), or None.
 #[pyfunction]
 fn bench_scenario(name: &str) -> Option<String> {
@@ -201,6 +207,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_cbr, m)?)?;
     m.add_function(wrap_pyfunction!(bench_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_toml, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }

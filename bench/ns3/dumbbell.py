@@ -1,0 +1,117 @@
+"""ns-3 version of ccsim's benchmark dumbbells S1-S4, for side-by-side timing.
+
+Run with a Python that has ns-3's PyPI package (`pip install ns3`, 3.44):
+
+    python bench/ns3/dumbbell.py S1 [--duration SECONDS]
+
+The scenario's parameters are given on the command line by `ccsim bench --ns3` (or here
+through PARAMS), read from the same definitions ccsim uses (crates/ccsim-core/src/bench.rs).
+Prints one JSON line: wall time of Simulator::Run, events, goodput.
+
+Model matching (see docs/benchmarks.md): TcpNewReno, SACK off, timestamps off (40-byte
+headers, 1460-byte segments -> 1500-byte IP packets), an ACK per segment (DelAckCount 1),
+initial window 2, minimum RTO 200 ms, large socket buffers, BulkSend to PacketSink, flows
+starting uniformly within the first second; point-to-point links with DropTail device
+queues of the given sizes and no traffic-control queue discs.
+"""
+
+import json
+import random
+import sys
+import time
+
+PARAMS = {
+    # name: flows, bottleneck rate, one-way delay, queue pkts, access rate, seconds
+    "S1": (10, "100Mbps", "10ms", 100, "1Gbps", 60),
+    "S2": (1, "1Gbps", "50ms", 8500, "10Gbps", 60),
+    "S3": (200, "1Gbps", "10ms", 1000, "10Gbps", 20),
+    "S4": (1000, "10Gbps", "10ms", 2000, "100Gbps", 5),
+}
+
+
+def main():
+    name = sys.argv[1]
+    flows, rate, delay, queue, access, secs = PARAMS[name]
+    if "--duration" in sys.argv:
+        secs = float(sys.argv[sys.argv.index("--duration") + 1])
+
+    from ns import ns
+
+    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpNewReno"))
+    ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1460))
+    ns.Config.SetDefault("ns3::TcpSocket::DelAckCount", ns.UintegerValue(1))
+    ns.Config.SetDefault("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(2))
+    ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(1 << 30))
+    ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(1 << 30))
+    ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
+    ns.Config.SetDefault("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
+    ns.Config.SetDefault("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.MilliSeconds(200)))
+
+    senders = ns.NodeContainer()
+    senders.Create(flows)
+    receivers = ns.NodeContainer()
+    receivers.Create(flows)
+    routers = ns.NodeContainer()
+    routers.Create(2)
+    stack = ns.InternetStackHelper()
+    stack.Install(senders)
+    stack.Install(receivers)
+    stack.Install(routers)
+
+    def p2p(r, d, q):
+        h = ns.PointToPointHelper()
+        h.SetDeviceAttribute("DataRate", ns.StringValue(r))
+        h.SetChannelAttribute("Delay", ns.StringValue(d))
+        h.SetQueue("ns3::DropTailQueue", "MaxSize", ns.StringValue(f"{q}p"))
+        return h
+
+    tch = ns.TrafficControlHelper()
+    addr = ns.Ipv4AddressHelper()
+    bott = p2p(rate, delay, queue).Install(routers.Get(0), routers.Get(1))
+    addr.SetBase(ns.Ipv4Address("10.255.0.0"), ns.Ipv4Mask("255.255.255.0"))
+    addr.Assign(bott)
+    tch.Uninstall(bott)
+    recv_addrs = []
+    acc = p2p(access, "1ms", 10000)
+    for i in range(flows):
+        a = acc.Install(senders.Get(i), routers.Get(0))
+        b = acc.Install(routers.Get(1), receivers.Get(i))
+        addr.SetBase(ns.Ipv4Address(f"10.{1 + i // 250}.{i % 250}.0"), ns.Ipv4Mask("255.255.255.252"))
+        addr.Assign(a)
+        addr.SetBase(ns.Ipv4Address(f"11.{1 + i // 250}.{i % 250}.0"), ns.Ipv4Mask("255.255.255.252"))
+        ifs = addr.Assign(b)
+        tch.Uninstall(a)
+        tch.Uninstall(b)
+        recv_addrs.append(ifs.GetAddress(1))
+    ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
+
+    rng = random.Random(1)
+    sinks = []
+    port = 5201
+    for i in range(flows):
+        sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
+        apps = sink.Install(receivers.Get(i))
+        apps.Start(ns.Seconds(0))
+        sinks.append(apps.Get(0))
+        bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(recv_addrs[i], port).ConvertTo())
+        bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
+        bulk.SetAttribute("SendSize", ns.UintegerValue(1460))
+        s = bulk.Install(senders.Get(i))
+        s.Start(ns.Seconds(rng.random()))
+    ns.Simulator.Stop(ns.Seconds(secs))
+    t0 = time.perf_counter()
+    ns.Simulator.Run()
+    wall = time.perf_counter() - t0
+    rx = sum(ns.DynamicCast[ns.PacketSink](s).GetTotalRx() for s in sinks)
+    events = None
+    try:
+        events = int(ns.Simulator.GetEventCount())
+    except Exception:  # noqa: BLE001 - older ns-3 without the counter
+        pass
+    ns.Simulator.Destroy()
+    print(json.dumps({"simulator": "ns-3", "scenario": name, "sim_s": secs, "wall_s": wall, "events": events,
+                      "goodput_bps": rx * 8 / secs, "bottleneck_pkts_est": rx / 1460}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""One benchmark run in its own process, so the parent can measure its peak memory.
+
+    python -m ccsim._benchworker S1|S2|S3|S4
+    python -m ccsim._benchworker cbr FLOWS RATE SECONDS
+    python -m ccsim._benchworker idle N        # N TCP flows that never start
+Prints one JSON line.
+"""
+
+import json
+import sys
+
+from . import _core
+
+
+def main() -> None:
+    what = sys.argv[1]
+    if what == "cbr":
+        flows, rate, secs = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+        r = _core.bench_cbr(flows, rate, secs, 1.05)
+    elif what == "idle":
+        # N TCP flows (S1's settings) that start after the run ends: the cost of flow state.
+        n = int(sys.argv[2])
+        flows = "" if n == 0 else f"""
+[[flows]]
+kind = "tcp"
+count = {n}
+src = "a"
+dst = "b"
+mss = 1460
+window = 1000000
+start = "100s"
+"""
+        toml = f"""
+name = "idle-{n}"
+nodes = ["a", "b"]
+[simulation]
+duration = 1
+[[links]]
+name = "bottleneck"
+a = "a"
+b = "b"
+rate = "1Gbps"
+delay = "1ms"
+{flows}"""
+        r = _core.bench_toml(f"idle-{n}", toml)
+    else:
+        r = _core.bench_tcp(what)
+    print(json.dumps(r))
+
+
+if __name__ == "__main__":
+    main()

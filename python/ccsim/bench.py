@@ -1,0 +1,86 @@
+"""Benchmarks: each repetition runs in its own process (peak RSS measured with wait4), and
+optionally alternates with ns-3 on the same scenario (`--ns3 PYTHON`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TCP = ("S1", "S2", "S3", "S4")
+
+
+def _spawn(cmd: list[str], timeout: float | None = None) -> tuple[dict, float]:
+    """Runs `cmd`, returns (its last JSON line, its own peak RSS in MB via wait4)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as errf:
+        p = subprocess.Popen(cmd, stdout=out, stderr=errf, text=True)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        errf.seek(0)
+        text, errtext = out.read(), errf.read()
+    if p.returncode != 0:
+        raise RuntimeError(f"benchmark process failed ({' '.join(cmd)}): {errtext.strip()[-2000:]}")
+    lines = [ln for ln in text.splitlines() if ln.startswith("{")]
+    if not lines:
+        raise RuntimeError(f"benchmark process printed no result ({' '.join(cmd)}): {errtext.strip()[-2000:]}")
+    return json.loads(lines[-1]), ru.ru_maxrss / 1024.0
+
+
+def ccsim_run(name: str, flows: int = 10, rate: float = 1e9, duration: float = 5.0) -> dict:
+    cmd = [sys.executable, "-m", "ccsim._benchworker", name]
+    if name == "cbr":
+        cmd += [str(flows), str(rate), str(duration)]
+    r, rss = _spawn(cmd)
+    r["peak_rss_mb"] = rss
+    return r
+
+
+def ns3_run(python: str, script: Path, name: str) -> dict:
+    r, rss = _spawn([python, str(script), name])
+    r["peak_rss_mb"] = rss
+    return r
+
+
+def memory_per_idle_flow(n: int = 50_000) -> dict:
+    """Peak RSS with n idle TCP flows minus that with none, per flow."""
+    base, rss0 = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", "0"])
+    big, rss1 = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", str(n)])
+    return {"flows": n, "rss_base_mb": rss0, "rss_mb": rss1, "bytes_per_flow": (rss1 - rss0) * 1024 * 1024 / n}
+
+
+def _process_rss_note() -> str:
+    return "peak RSS of the whole process (Python interpreter, ccsim and its libraries included)"
+
+
+def run_suite(names: list[str], reps: int, ns3_python: str | None, ns3_script: Path | None, cbr: tuple[int, float, float],
+              memory_flows: int | None, on_result=None) -> dict:
+    results: dict = {"scenarios": {}, "note": _process_rss_note()}
+    _, base_rss = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", "0"])
+    results["baseline_rss_mb"] = base_rss
+    for name in names:
+        entry: dict = {"ccsim": [], "ns3": []}
+        for _ in range(reps):
+            entry["ccsim"].append(ccsim_run(name, *cbr))
+            if on_result:
+                on_result(name, "ccsim", entry["ccsim"][-1])
+            if ns3_python and name in TCP:
+                entry["ns3"].append(ns3_run(ns3_python, ns3_script, name))
+                if on_result:
+                    on_result(name, "ns3", entry["ns3"][-1])
+        best = min(entry["ccsim"], key=lambda r: r["wall_s"])
+        entry["best"] = best
+        entry["peak_rss_mb"] = max(r["peak_rss_mb"] for r in entry["ccsim"])
+        entry["engine_rss_mb"] = entry["peak_rss_mb"] - base_rss
+        if entry["ns3"]:
+            nb = min(entry["ns3"], key=lambda r: r["wall_s"])
+            entry["ns3_best"] = nb
+            entry["speedup"] = nb["wall_s"] / best["wall_s"]
+            entry["goodput_diff"] = best["goodput_bps"] / nb["goodput_bps"] - 1 if nb["goodput_bps"] else None
+        results["scenarios"][name] = entry
+    if memory_flows:
+        results["idle_memory"] = memory_per_idle_flow(memory_flows)
+    return results
