@@ -12,12 +12,18 @@ from ._core import __version__
 from .scenario import Scenario, ScenarioError, load, loads, validate, apply_overrides, set_path
 from .run import run
 from .results import Results
+from .sweep import SweepSpec, load_sweep, sweep
+from .catalog import Catalog
 
 __all__ = [
     "__version__",
     "Scenario",
     "ScenarioError",
     "Results",
+    "Catalog",
+    "SweepSpec",
+    "load_sweep",
+    "sweep",
     "apply_overrides",
     "load",
     "loads",

@@ -117,6 +117,91 @@ def run_cmd(
             out.print(f"results written to {out_dir}/")
 
 
+@app.command("sweep")
+@guarded
+def sweep_cmd(
+    sweep_file: Path = typer.Argument(..., help="Sweep TOML file (base scenario, grid/zip, seeds)."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="Results folder (catalog.duckdb + runs/). Default: results/<sweep name>."),
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Local worker processes (default: one per core)."),
+    dask: Optional[str] = typer.Option(None, "--dask", help="Dask scheduler address, or 'local' for a LocalCluster."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Log lines instead of a progress bar."),
+    metric: List[str] = typer.Option([], "--metric", "-m", help="Metrics to summarise at the end (default: total.goodput_bps)."),
+) -> None:
+    """Run a parameter sweep; finished runs are cached, an interrupted sweep resumes."""
+    from .sweep import load_sweep, sweep
+
+    spec = load_sweep(sweep_file)
+    if workers is not None and workers < 1:
+        raise ScenarioError([("--workers", "must be at least 1")])
+    log = (lambda m: err.print(m, markup=False, highlight=False))
+    res = sweep(spec, out=out_dir, workers=workers, dask=dask, progress=not quiet, log=log)
+    if res.total and (res.total - res.failed) > 0:
+        for m in metric or ["total.goodput_bps"]:
+            df = res.summary(m)
+            if df.empty:
+                continue
+            t = Table(title=f"{spec.name}: {m} (mean and 95 % CI over seeds)", title_justify="left")
+            for c in df.columns:
+                t.add_column(str(c), justify="right")
+            for _, row in df.iterrows():
+                t.add_row(*[f"{v:.6g}" if isinstance(v, float) else str(v) for v in row.values])
+            out.print(t)
+    out.print(f"catalog: {res.out}/catalog.duckdb ({res.ran} ran, {res.cached} cached, {res.failed} failed)")
+    if res.failed:
+        raise typer.Exit(1 if res.failed == res.total else 0)
+
+
+@app.command("reproduce")
+@guarded
+def reproduce_cmd(
+    paper: Optional[str] = typer.Argument(None, help="Paper id (see --list), or 'all'."),
+    quick: bool = typer.Option(False, "--quick", help="Small runs, for CI (the default)."),
+    full: bool = typer.Option(False, "--full", help="The real study."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="Results and report folder. Default: results/<paper>-<mode>."),
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Local worker processes (default: one per core)."),
+    dask: Optional[str] = typer.Option(None, "--dask", help="Dask scheduler address, or 'local'."),
+    module: Optional[Path] = typer.Option(None, "--module", help="Reproduce a paper module from this .py file (defines PAPER)."),
+    list_: bool = typer.Option(False, "--list", help="List the papers and exit."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Log lines instead of progress bars."),
+) -> None:
+    """Reproduce a paper end to end: sweeps, figures, tables, claims, report.md/report.html."""
+    from .papers import REGISTRY, available, load_paper, load_paper_file
+    from .report import reproduce
+
+    if list_:
+        t = Table(title="papers", title_justify="left")
+        for c in ("id", "paper", "status"):
+            t.add_column(c)
+        for pid, (mod, title, status) in REGISTRY.items():
+            t.add_row(pid, title, "implemented" if mod else status)
+        out.print(t)
+        return
+    if quick and full:
+        raise ScenarioError([("--full", "choose --quick or --full, not both")])
+    mode = "full" if full else "quick"
+    if module is not None:
+        papers = [load_paper_file(module)]
+    elif paper is None:
+        raise ScenarioError([("paper", "give a paper id (ccsim reproduce --list), 'all', or --module FILE")])
+    elif paper == "all":
+        papers = [load_paper(p) for p in available()]
+        if not papers:
+            raise ScenarioError([("paper", "no paper reproduction is implemented yet (ccsim reproduce --list)")])
+    else:
+        papers = [load_paper(paper)]
+    log = (lambda m: err.print(m, markup=False, highlight=False))
+    failed = 0
+    for p in papers:
+        target = out_dir if (out_dir and len(papers) == 1) else (out_dir or Path("results")) / f"{p.id}-{mode}"
+        r = reproduce(p, target, mode=mode, workers=workers, dask=dask, progress=not quiet, log=log)
+        held = sum(1 for v in r["verdicts"] if v.holds is True)
+        out.print(f"{p.id}: {held}/{len(r['verdicts'])} claims hold; report: {r['report_md']} and {r['report_html']}")
+        failed += sum(s.failed for s in r["sweeps"].values())
+    if failed:
+        err.print(f"{failed} runs failed (recorded in the catalog)")
+        raise typer.Exit(1)
+
+
 @app.command("validate")
 @guarded
 def validate_cmd(

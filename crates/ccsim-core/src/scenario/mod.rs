@@ -192,6 +192,10 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     let mut links: Vec<LinkSpec> = Vec::new();
     let mut pending_links: Vec<(String, String, String, LinkParts)> = Vec::new();
 
+    // Errors in the topology would make every later reference to it fail too; those
+    // follow-on errors are left out so the real problem stands alone.
+    let before_topology = errs.0.len();
+
     // [dumbbell]
     if let Some(dv) = top.get("dumbbell") {
         if let Some(mut d) = Obj::new(dv, "dumbbell", errs) {
@@ -252,9 +256,12 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
             });
         }
     }
-    if nodes.is_empty() {
+    let topology_ok = errs.0.len() == before_topology;
+    if nodes.is_empty() && topology_ok {
         errs.add("nodes", "the scenario has no nodes (give nodes and links, or a [dumbbell])");
     }
+    // Reference errors are reported against a complete topology only.
+    let mut refs = Errors::default();
 
     // Connectivity (links are duplex): union-find.
     let mut parent: Vec<u32> = (0..nodes.len() as u32).collect();
@@ -322,10 +329,10 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                         let si = node_ix.get(&s).copied();
                         let di = node_ix.get(&d).copied();
                         if si.is_none() {
-                            errs.add(src_path.clone(), format!("no node named '{s}'"));
+                            refs.add(src_path.clone(), format!("no node named '{s}'"));
                         }
                         if di.is_none() {
-                            errs.add(dst_path.clone(), format!("no node named '{d}'"));
+                            refs.add(dst_path.clone(), format!("no node named '{d}'"));
                         }
                         let (Some(si), Some(di)) = (si, di) else { break };
                         if si == di {
@@ -333,7 +340,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                             break;
                         }
                         if find(&mut parent, si) != find(&mut parent, di) {
-                            errs.add(path.clone(), format!("no route from '{s}' to '{d}'"));
+                            refs.add(path.clone(), format!("no route from '{s}' to '{d}'"));
                             break;
                         }
                         if flow_names.insert(fname.clone(), flows.len() as u32).is_some() {
@@ -377,7 +384,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                             if let Some(l) = o.req_string("link", errs) {
                                 match resolve_link_dir(l, &links, &link_names, &nodes) {
                                     Some(ld) => traces.push(TraceSpec { target: TraceTarget::Queue(ld), interval }),
-                                    None => errs.add(
+                                    None => refs.add(
                                         o.at("link"),
                                         format!("no link '{l}': give a link name (its a->b direction) or 'from->to' node names of a link"),
                                     ),
@@ -388,7 +395,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                             let ld = o.req_string("link", errs).and_then(|l| {
                                 let r = resolve_link_dir(l, &links, &link_names, &nodes);
                                 if r.is_none() {
-                                    errs.add(o.at("link"), format!("no link '{l}': give a link name or 'from->to' node names of a link"));
+                                    refs.add(o.at("link"), format!("no link '{l}': give a link name or 'from->to' node names of a link"));
                                 }
                                 r
                             });
@@ -428,6 +435,9 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
         }
     }
 
+    if topology_ok {
+        errs.0.extend(refs.0);
+    }
     top.finish(errs);
     Some(Spec { name, duration: duration?, seed, warmup, max_events, nodes, links, flows, traces, pcaps })
 }

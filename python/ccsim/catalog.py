@@ -1,0 +1,208 @@
+"""The results catalog: one DuckDB database per results folder, one row per run.
+
+Layout of a results folder::
+
+    DIR/catalog.duckdb          runs(run_id, version, sweep, point, params, seed, status, error, ...)
+                                metrics(run_id, name, value)   long format, one row per number
+    DIR/runs/<run_id>/          flows.parquet, queues.parquet, drops.parquet, series/*.parquet
+
+A run is identified by the content hash of its fully resolved scenario (after overrides
+and seed) together with the ccsim version: the same scenario under the same version is
+never run twice. Only the process that owns the sweep writes the catalog (workers return
+their results), each run in one transaction, after its Parquet files are in place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id VARCHAR,
+    version VARCHAR,
+    sweep VARCHAR,
+    point VARCHAR,
+    params VARCHAR,
+    seed BIGINT,
+    status VARCHAR,
+    error VARCHAR,
+    wall_s DOUBLE,
+    events BIGINT,
+    sim_time_s DOUBLE,
+    finished_at TIMESTAMP DEFAULT current_timestamp,
+    PRIMARY KEY (run_id, version)
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id VARCHAR,
+    version VARCHAR,
+    name VARCHAR,
+    value DOUBLE,
+    PRIMARY KEY (run_id, version, name)
+);
+"""
+
+
+def canonical_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def scenario_hash(scenario: dict) -> str:
+    """Content hash of a fully resolved scenario (16 hex digits of SHA-256)."""
+    return hashlib.sha256(canonical_json(scenario).encode()).hexdigest()[:16]
+
+
+def point_key(params: dict) -> str:
+    return canonical_json(params)
+
+
+class Catalog:
+    """A results folder's catalog. Use as a context manager or call close()."""
+
+    def __init__(self, root: str | os.PathLike, read_only: bool = False):
+        self.root = Path(root)
+        if not read_only:
+            self.root.mkdir(parents=True, exist_ok=True)
+        path = self.root / "catalog.duckdb"
+        if read_only and not path.exists():
+            raise FileNotFoundError(f"no catalog at {path}")
+        self.con = duckdb.connect(str(path), read_only=read_only)
+        if not read_only:
+            self.con.execute(SCHEMA)
+
+    def __enter__(self) -> "Catalog":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.con.close()
+
+    # Writing ----------------------------------------------------------------------------
+    def has(self, run_id: str, version: str, ok_only: bool = True) -> bool:
+        q = "SELECT status FROM runs WHERE run_id = ? AND version = ?"
+        row = self.con.execute(q, [run_id, version]).fetchone()
+        return row is not None and (row[0] == "ok" or not ok_only)
+
+    def done_ids(self, version: str) -> set[str]:
+        return {r[0] for r in self.con.execute("SELECT run_id FROM runs WHERE version = ? AND status = 'ok'", [version]).fetchall()}
+
+    def record(self, *, run_id: str, version: str, sweep: str, params: dict, seed: int, status: str,
+               error: str | None, meta: dict, metrics: dict[str, float], tables: dict[str, bytes] | None) -> None:
+        """Stores one run: Parquet files first (atomically), then its catalog rows in one
+        transaction (a failed run replaces an earlier failure; an ok run is final)."""
+        if tables:
+            self._write_tables(run_id, tables)
+        rows = [(run_id, version, k, float(v)) for k, v in sorted(metrics.items())
+                if v is not None and isinstance(v, (int, float)) and math.isfinite(float(v))]
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.execute("DELETE FROM runs WHERE run_id = ? AND version = ?", [run_id, version])
+            self.con.execute("DELETE FROM metrics WHERE run_id = ? AND version = ?", [run_id, version])
+            self.con.execute(
+                "INSERT INTO runs (run_id, version, sweep, point, params, seed, status, error, wall_s, events, sim_time_s) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [run_id, version, sweep, point_key(params), canonical_json(params), int(seed), status, error,
+                 meta.get("wall_s"), meta.get("events"), meta.get("sim_time_s")],
+            )
+            if rows:
+                self.con.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?)", rows)
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+
+    def _write_tables(self, run_id: str, tables: dict[str, bytes]) -> None:
+        final = self.root / "runs" / run_id
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{run_id}.", dir=final.parent))
+        try:
+            for name, ipc in tables.items():
+                t = pa.ipc.open_stream(ipc).read_all()
+                dest = tmp / f"{name}.parquet"
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                pq.write_table(t, dest)
+            if final.exists():
+                shutil.rmtree(final)
+            os.replace(tmp, final)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+
+    # Reading ----------------------------------------------------------------------------
+    def runs(self, sweep: str | None = None) -> pd.DataFrame:
+        q = "SELECT run_id, version, sweep, params, seed, status, error, wall_s, events, sim_time_s FROM runs"
+        args: list = []
+        if sweep is not None:
+            q += " WHERE sweep = ?"
+            args.append(sweep)
+        df = self.con.execute(q + " ORDER BY sweep, point, seed", args).df()
+        return df
+
+    def metrics(self, sweep: str | None = None, names: Iterable[str] | None = None) -> pd.DataFrame:
+        """Wide table: one row per ok run (params expanded into columns, plus seed), one
+        column per metric."""
+        q = ("SELECT r.run_id, r.params, r.seed, m.name, m.value FROM runs r JOIN metrics m "
+             "ON r.run_id = m.run_id AND r.version = m.version WHERE r.status = 'ok'")
+        args: list = []
+        if sweep is not None:
+            q += " AND r.sweep = ?"
+            args.append(sweep)
+        long = self.con.execute(q, args).df()
+        if long.empty:
+            return pd.DataFrame()
+        if names is not None:
+            long = long[long["name"].isin(list(names))]
+        wide = long.pivot_table(index=["run_id", "params", "seed"], columns="name", values="value").reset_index()
+        wide.columns.name = None
+        params = pd.json_normalize(wide["params"].map(json.loads), sep=".")
+        params.columns = [str(c) for c in params.columns]
+        out = pd.concat([params, wide.drop(columns=["params"])], axis=1)
+        return out.sort_values(list(params.columns) + ["seed"]).reset_index(drop=True)
+
+    def summary(self, metric: str | list[str], sweep: str | None = None, confidence: float = 0.95) -> pd.DataFrame:
+        """Per parameter point: n, mean, std and a Student-t confidence interval of each metric."""
+        from scipy import stats
+
+        metrics = [metric] if isinstance(metric, str) else list(metric)
+        wide = self.metrics(sweep, metrics)
+        if wide.empty:
+            return wide
+        pcols = [c for c in wide.columns if c not in set(metrics) | {"run_id", "seed"}]
+        rows = []
+        for key, g in wide.groupby(pcols, dropna=False, sort=True) if pcols else [((), wide)]:
+            key = key if isinstance(key, tuple) else (key,)
+            row = dict(zip(pcols, key))
+            for m in metrics:
+                x = g[m].dropna().to_numpy(dtype=float) if m in g else []
+                n = len(x)
+                mean = float(x.mean()) if n else math.nan
+                std = float(x.std(ddof=1)) if n > 1 else math.nan
+                half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * std / math.sqrt(n)) if n > 1 else math.nan
+                prefix = "" if len(metrics) == 1 else f"{m}."
+                row.update({f"{prefix}n": n, f"{prefix}mean": mean, f"{prefix}std": std,
+                            f"{prefix}ci_low": mean - half if n > 1 else math.nan,
+                            f"{prefix}ci_high": mean + half if n > 1 else math.nan})
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def table(self, run_id: str, name: str = "flows") -> pd.DataFrame:
+        """A stored table of one run (`flows`, `queues`, `drops`, or `series/<file>`)."""
+        return pq.read_table(self.root / "runs" / run_id / f"{name}.parquet").to_pandas()
+
+    def series(self, run_id: str, series_name: str) -> pd.DataFrame:
+        from .results import series_filename
+
+        return self.table(run_id, f"series/{series_filename(series_name)}")

@@ -1,0 +1,168 @@
+"""Paper reproductions: each paper is a module declaring its experiments (sweeps), its
+figures and tables, the parameters it used (and every default ccsim chose where the
+paper is silent), and its claims with a comparison rule. `ccsim reproduce PAPER` runs the
+sweeps (cached in the results catalog) and writes `report.md` and `report.html`.
+
+A paper module defines `PAPER`, an instance of a :class:`Paper` subclass.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from ..sweep import SweepSpec
+
+MODES = ("quick", "full")
+
+
+@dataclass
+class Parameter:
+    """One parameter of the study: its value and where it comes from."""
+
+    name: str
+    value: Any
+    source: str  # "paper" or "ccsim default"
+    why: str = ""
+
+
+@dataclass
+class Figure:
+    id: str
+    title: str
+    path: Path
+    caption: str = ""
+
+
+@dataclass
+class ReportTable:
+    id: str
+    title: str
+    frame: pd.DataFrame
+    note: str = ""
+
+
+@dataclass
+class Verdict:
+    """A claim of the paper checked against ccsim's runs."""
+
+    id: str
+    statement: str
+    paper: str
+    ccsim: str
+    holds: bool | None  # None = could not be evaluated (with the reason)
+    rule: str
+    reason: str = ""
+
+    @property
+    def label(self) -> str:
+        return {True: "holds", False: "does not hold", None: "not evaluated"}[self.holds]
+
+
+@dataclass
+class Context:
+    """What a paper's figure/table/claim code gets: the catalog, the output folder, the mode."""
+
+    catalog: Any
+    out: Path
+    mode: str
+    sweeps: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self, sweep: str, metric: str | list[str]) -> pd.DataFrame:
+        return self.catalog.summary(metric, sweep=sweep)
+
+    def metrics(self, sweep: str, names=None) -> pd.DataFrame:
+        return self.catalog.metrics(sweep, names)
+
+
+class Paper(ABC):
+    """Base class of a paper module. Override what the paper has; `experiments` is required."""
+
+    id: str = ""
+    title: str = ""
+    citation: str = ""
+    summary: str = ""
+
+    def parameters(self, mode: str) -> list[Parameter]:
+        return []
+
+    @abstractmethod
+    def experiments(self, mode: str) -> list[SweepSpec]:
+        """The sweeps to run in `mode` ("quick" for CI, "full" for the real study)."""
+
+    def figures(self, ctx: Context) -> list[Figure]:
+        return []
+
+    def tables(self, ctx: Context) -> list[ReportTable]:
+        return []
+
+    def claims(self, ctx: Context) -> list[Verdict]:
+        return []
+
+    def discussion(self, ctx: Context) -> str:
+        """Free text for the report: what deviates and why, what ccsim adds."""
+        return ""
+
+
+# Paper id -> (module, title, issue). A module of None is not implemented yet.
+REGISTRY: dict[str, tuple[str | None, str, str]] = {
+    "diffserv-marker": (None, "A: DiffServ assured service, token-bucket vs data-buffer marker, RIO", "not yet implemented"),
+    "atm-mcs": (None, "B: TCP multicast through an ATM Multicast Server, EPD+SPD", "not yet implemented"),
+    "westwood-abe": (None, "C: TCP Westwood bandwidth estimation under random loss", "not yet implemented (issue #5)"),
+    "udt-rtt": (None, "D: UDT rate control by RTT prediction", "not yet implemented"),
+    "eimd": (None, "E: EIMD high-speed TCP vs HSTCP, BIC", "not yet implemented"),
+}
+
+
+def available() -> list[str]:
+    return [k for k, (m, _, _) in REGISTRY.items() if m]
+
+
+def load_paper(paper_id: str) -> Paper:
+    from ..scenario import ScenarioError
+
+    if paper_id not in REGISTRY:
+        raise ScenarioError([("paper", f"unknown paper '{paper_id}'; known: {', '.join(REGISTRY)}, all")])
+    module, _, status = REGISTRY[paper_id]
+    if module is None:
+        raise ScenarioError([("paper", f"'{paper_id}' is {status}; implemented: {', '.join(available()) or 'none yet'}")])
+    return importlib.import_module(module).PAPER
+
+
+def load_paper_file(path: str | Path) -> Paper:
+    """Loads a user's paper module from a .py file (it must define PAPER)."""
+    from ..scenario import ScenarioError
+
+    path = Path(path)
+    spec = importlib.util.spec_from_file_location(f"ccsim_user_paper_{path.stem}", path)
+    if spec is None or spec.loader is None or not path.exists():
+        raise ScenarioError([("--module", f"cannot load {path}")])
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    if not isinstance(getattr(mod, "PAPER", None), Paper):
+        raise ScenarioError([("--module", f"{path} defines no PAPER (an instance of ccsim.papers.Paper)")])
+    return mod.PAPER
+
+
+# Comparison rules for claims ------------------------------------------------------------
+
+def within(value: float, target: float, rel: float) -> bool:
+    return math.isfinite(value) and abs(value - target) <= rel * abs(target)
+
+
+def increasing(values: list[float], strict: bool = True) -> bool:
+    pairs = list(zip(values, values[1:]))
+    return all(b > a for a, b in pairs) if strict else all(b >= a for a, b in pairs)
+
+
+def ordered(values: dict[str, float], order: list[str]) -> bool:
+    """True if values[order[0]] > values[order[1]] > ..."""
+    seq = [values[k] for k in order]
+    return all(a > b for a, b in zip(seq, seq[1:]))

@@ -1,0 +1,129 @@
+"""Publication-style figures from catalog queries (matplotlib, Agg backend).
+
+    >>> from ccsim import plot
+    >>> df = sweep_result.summary("total.goodput_bps")
+    >>> fig, ax = plot.line(df, x="dumbbell.queue.limit", ylabel="goodput (b/s)")
+    >>> plot.save(fig, "goodput.png")
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+STYLE = {
+    "figure.figsize": (6.0, 4.0),
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "font.size": 10,
+}
+
+
+def _axes(ax=None):
+    if ax is not None:
+        return ax.figure, ax
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots()
+    ax.grid(True, alpha=0.3)
+    return fig, ax
+
+
+def line(df, x: str, y: str = "mean", hue: str | None = None, band: Sequence[str] | None = ("ci_low", "ci_high"),
+         ax=None, xlabel: str | None = None, ylabel: str | None = None, title: str | None = None,
+         logx: bool = False, logy: bool = False, marker: str = "o", label: str | None = None):
+    """Lines of `y` against `x` (one per value of `hue`), with a shaded band (e.g. the
+    95 % confidence interval of a `Catalog.summary`)."""
+    fig, ax = _axes(ax)
+    groups = [(label, df)] if hue is None else [(f"{hue}={k}", g) for k, g in df.groupby(hue, sort=True)]
+    for lab, g in groups:
+        g = g.sort_values(x)
+        ax.plot(g[x], g[y], marker=marker, label=lab)
+        if band and all(b in g for b in band) and g[band[0]].notna().any():
+            ax.fill_between(g[x], g[band[0]], g[band[1]], alpha=0.2)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or y)
+    if title:
+        ax.set_title(title)
+    if hue is not None or label:
+        ax.legend()
+    return fig, ax
+
+
+def bars(df, x: str, y: str = "mean", err: Sequence[str] | None = ("ci_low", "ci_high"), hue: str | None = None,
+         ax=None, xlabel: str | None = None, ylabel: str | None = None, title: str | None = None):
+    """Grouped bars with error bars."""
+    fig, ax = _axes(ax)
+    cats = list(dict.fromkeys(df[x]))
+    groups = [(None, df)] if hue is None else list(df.groupby(hue, sort=True))
+    width = 0.8 / len(groups)
+    for i, (k, g) in enumerate(groups):
+        g = g.set_index(x).reindex(cats)
+        pos = np.arange(len(cats)) + (i - (len(groups) - 1) / 2) * width
+        yerr = None
+        if err and all(e in g for e in err):
+            yerr = np.vstack([g[y] - g[err[0]], g[err[1]] - g[y]])
+        ax.bar(pos, g[y], width, yerr=yerr, capsize=3, label=None if k is None else f"{hue}={k}")
+    ax.set_xticks(np.arange(len(cats)), [str(c) for c in cats])
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or y)
+    if title:
+        ax.set_title(title)
+    if hue is not None:
+        ax.legend()
+    return fig, ax
+
+
+def cdf(samples: dict[str, Iterable[float]] | Iterable[float], ax=None, xlabel: str = "value", title: str | None = None,
+        logx: bool = False):
+    """Empirical CDFs, one per labelled sample set."""
+    fig, ax = _axes(ax)
+    sets = samples.items() if isinstance(samples, dict) else [(None, samples)]
+    for lab, vals in sets:
+        v = np.sort(np.asarray(list(vals), dtype=float))
+        ax.step(v, np.arange(1, len(v) + 1) / max(len(v), 1), where="post", label=lab)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("CDF")
+    if logx:
+        ax.set_xscale("log")
+    if title:
+        ax.set_title(title)
+    if isinstance(samples, dict):
+        ax.legend()
+    return fig, ax
+
+
+def timeseries(df, y: str | Sequence[str], x: str = "time", ax=None, ylabel: str | None = None, title: str | None = None,
+               style: str = "-", label: str | None = None):
+    """One run's time series (a `Results.series(...)` or `Catalog.series(...)` frame)."""
+    fig, ax = _axes(ax)
+    for col in [y] if isinstance(y, str) else y:
+        ax.plot(df[x], df[col], style, label=label or col, drawstyle="steps-post" if style == "-" else "default")
+    ax.set_xlabel("time (s)" if x == "time" else x)
+    ax.set_ylabel(ylabel or (y if isinstance(y, str) else ""))
+    if title:
+        ax.set_title(title)
+    if not isinstance(y, str) or label:
+        ax.legend()
+    return fig, ax
+
+
+def save(fig, path: str | Path, dpi: int = 120) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path

@@ -1,0 +1,362 @@
+"""Parameter sweeps that cache and resume.
+
+A sweep is a base scenario, a grid (cartesian product) and/or zipped lists of parameter
+paths, and replications (seeds). Every (point, seed) is one run, identified by the hash of
+its fully resolved scenario; runs already in the results folder's catalog (same hash, same
+ccsim version) are not run again, so an interrupted sweep (Ctrl-C, kill -9) simply
+continues where it stopped. Runs execute in a local process pool (default, one worker per
+core) or on a Dask cluster; the catalog is written by this process only.
+
+    >>> import ccsim
+    >>> res = ccsim.sweep("examples/dumbbell_cbr.toml", grid={"dumbbell.queue.limit": [20, 50]},
+    ...                   seeds=3, out="results/demo")
+    >>> res.summary("total.goodput_bps")
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import itertools
+import json
+import math
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from . import __version__
+from .catalog import Catalog, scenario_hash
+from .scenario import PathLike, Scenario, ScenarioError, as_dict, load, loads, set_path
+
+
+@dataclass
+class SweepSpec:
+    """What to run. `extract` (optional, a module-level function so it can be pickled)
+    maps a run's Results to extra metrics {name: number}."""
+
+    name: str
+    base: dict
+    grid: dict[str, list] = field(default_factory=dict)
+    zipped: dict[str, list] = field(default_factory=dict)
+    seeds: list[int] = field(default_factory=lambda: [1])
+    extract: Callable | None = None
+
+    def points(self) -> list[dict]:
+        for k, v in {**self.grid, **self.zipped}.items():
+            if not isinstance(v, list) or not v:
+                raise ScenarioError([(f"grid.{k}" if k in self.grid else f"zip.{k}", "must be a non-empty list of values")])
+        lens = {len(v) for v in self.zipped.values()}
+        if len(lens) > 1:
+            raise ScenarioError([("zip", f"zipped lists must have equal lengths, got {sorted(lens)}")])
+        gkeys = list(self.grid)
+        gvals = [self.grid[k] for k in gkeys]
+        zrows = [dict(zip(self.zipped, vals)) for vals in zip(*self.zipped.values())] if self.zipped else [{}]
+        out = []
+        for combo in itertools.product(*gvals) if gkeys else [()]:
+            for z in zrows:
+                out.append({**dict(zip(gkeys, combo)), **z})
+        return out
+
+    def tasks(self) -> list["Task"]:
+        tasks = []
+        for params in self.points():
+            for seed in self.seeds:
+                scen = copy.deepcopy(self.base)
+                error = None
+                try:
+                    for path, value in params.items():
+                        set_path(scen, path, value)
+                    set_path(scen, "simulation.seed", int(seed))
+                    rid = scenario_hash(scen)
+                except ScenarioError as e:
+                    error = str(e)
+                    rid = scenario_hash({"base": self.base, "params": params, "seed": seed, "invalid": True})
+                tasks.append(Task(run_id=rid, params=params, seed=int(seed), scenario=scen, error=error,
+                                  sweep=self.name, extract=self.extract))
+        return tasks
+
+
+@dataclass
+class Task:
+    run_id: str
+    params: dict
+    seed: int
+    scenario: dict
+    sweep: str
+    error: str | None = None
+    extract: Callable | None = None
+
+
+def _seeds(value: Any) -> list[int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise ScenarioError([("seeds", "must be at least 1 (a count) or a list of seeds")])
+        return list(range(1, value + 1))
+    if isinstance(value, list) and value and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value):
+        return list(value)
+    raise ScenarioError([("seeds", f"expected a count (e.g. 5) or a list of seeds >= 0, got {value!r}")])
+
+
+def load_sweep(path: PathLike) -> SweepSpec:
+    """Reads a sweep file::
+
+        name = "buffers"
+        base = "dumbbell.toml"        # relative to this file; or an inline [base] table
+        seeds = 5                     # or [1, 2, 3]
+        [grid]
+        "dumbbell.queue.limit" = [20, 50, 100]
+        [zip]
+        "links[0].rate" = ["10Mbps", "20Mbps"]
+        "links[0].delay" = ["10ms", "20ms"]
+    """
+    p = Path(path)
+    d = load(p)
+    known = {"name", "base", "seeds", "grid", "zip", "description"}
+    bad = [k for k in d if k not in known]
+    if bad:
+        raise ScenarioError([(k, f"unknown field; allowed: {', '.join(sorted(known))}") for k in bad])
+    base = d.get("base")
+    if isinstance(base, str):
+        base = load(p.parent / base)
+    elif not isinstance(base, dict):
+        raise ScenarioError([("base", "required: a scenario file path (relative to the sweep file) or an inline [base] table")])
+    for k in ("grid", "zip"):
+        if k in d and not isinstance(d[k], dict):
+            raise ScenarioError([(k, "expected a table of 'path' = [values]")])
+    return SweepSpec(name=str(d.get("name", p.stem)), base=base, grid=d.get("grid", {}), zipped=d.get("zip", {}),
+                     seeds=_seeds(d.get("seeds", 1)))
+
+
+# Running one task (in a worker process) ----------------------------------------------------
+
+def _ipc(table) -> bytes:
+    import pyarrow as pa
+
+    sink = io.BytesIO()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return sink.getvalue()
+
+
+def standard_metrics(res) -> dict[str, float]:
+    """Numbers every run records: totals, Jain's index of goodput, every numeric flow
+    column per flow, and queue figures for every link direction that carried traffic."""
+    import numpy as np
+
+    m: dict[str, float] = {"events": float(res.meta["events"])}
+    f = res.tables["flows"].to_pydict()
+    g = np.array(f["goodput_bps"], dtype=float)
+    m["total.goodput_bps"] = float(g.sum())
+    if len(g):
+        m["mean.goodput_bps"] = float(g.mean())
+        sq = float((g**2).sum())
+        m["jain.goodput"] = float(g.sum() ** 2 / (len(g) * sq)) if sq > 0 else math.nan
+    skip = {"flow", "name", "kind", "src", "dst"}
+    for i, name in enumerate(f["name"]):
+        for col, vals in f.items():
+            if col not in skip and vals[i] is not None:
+                m[f"flows.{name}.{col}"] = float(vals[i])
+    q = res.tables["queues"].to_pydict()
+    for i, d in enumerate(q["direction"]):
+        if q["arrivals"][i] > 0:
+            for col in ("arrivals", "departures", "drops_overflow", "drops_early", "drops_forced", "drops_loss",
+                        "mean_len_pkts", "max_len_pkts", "utilization"):
+                m[f"queues.{d}.{col}"] = float(q[col][i])
+    return m
+
+
+def execute(task: Task) -> dict:
+    """Runs one task; never raises (a failure is a result)."""
+    from .run import run
+
+    t0 = time.perf_counter()
+    base = {"run_id": task.run_id, "params": task.params, "seed": task.seed, "sweep": task.sweep}
+    if task.error:
+        return {**base, "status": "failed", "error": task.error, "meta": {}, "metrics": {}, "tables": None}
+    try:
+        res = run(task.scenario)
+        metrics = standard_metrics(res)
+        if task.extract is not None:
+            metrics.update({k: float(v) for k, v in task.extract(res).items()})
+        tables = {k: _ipc(t) for k, t in res.tables.items()}
+        from .results import series_filename
+
+        for name in res.series_names:
+            tables[f"series/{series_filename(name)}"] = _ipc(res.series_arrow(name))
+        meta = dict(res.meta)
+        meta["overhead_s"] = time.perf_counter() - t0 - meta["wall_s"]
+        return {**base, "status": "ok", "error": None, "meta": meta, "metrics": metrics, "tables": tables}
+    except ScenarioError as e:
+        return {**base, "status": "failed", "error": str(e), "meta": {}, "metrics": {}, "tables": None}
+    except Exception as e:  # noqa: BLE001 - recorded, the sweep goes on
+        tb = traceback.format_exc(limit=3)
+        return {**base, "status": "failed", "error": f"{type(e).__name__}: {e}\n{tb}", "meta": {}, "metrics": {}, "tables": None}
+
+
+# The sweep driver ---------------------------------------------------------------------------
+
+@dataclass
+class SweepResult:
+    out: Path
+    sweep: str
+    total: int
+    ran: int
+    cached: int
+    failed: int
+    wall_s: float
+    engine_s: float = 0.0
+    overhead_s: float = 0.0
+
+    def catalog(self) -> Catalog:
+        return Catalog(self.out, read_only=True)
+
+    def summary(self, metric: str | list[str], confidence: float = 0.95):
+        with self.catalog() as c:
+            return c.summary(metric, sweep=self.sweep, confidence=confidence)
+
+    def metrics(self, names: Iterable[str] | None = None):
+        with self.catalog() as c:
+            return c.metrics(self.sweep, names)
+
+    def runs(self):
+        with self.catalog() as c:
+            return c.runs(self.sweep)
+
+
+def _local_results(tasks: list[Task], workers: int):
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from multiprocessing import get_context
+
+    if workers == 1:
+        for t in tasks:
+            yield execute(t)
+        return
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        pending = set()
+        it = iter(tasks)
+        try:
+            for t in itertools.islice(it, workers * 2):
+                pending.add(pool.submit(execute, t))
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield fut.result()
+                    nxt = next(it, None)
+                    if nxt is not None:
+                        pending.add(pool.submit(execute, nxt))
+        except BaseException:
+            for fut in pending:
+                fut.cancel()
+            raise
+
+
+def _dask_results(tasks: list[Task], address: str, workers: int):
+    from distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if address == "local":
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    else:
+        client = Client(address)
+    try:
+        futures = client.map(execute, tasks, pure=False)
+        for fut in as_completed(futures):
+            yield fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str, list] | None = None,
+          zip: Mapping[str, list] | None = None, seeds: int | list[int] = 1, out: PathLike | None = None,
+          name: str | None = None, workers: int | None = None, dask: str | None = None, progress: bool = False,
+          extract: Callable | None = None, log: Callable[[str], None] | None = None) -> SweepResult:
+    """Runs a sweep (see module docs); returns counts and access to the catalog.
+
+    `progress` shows a progress bar (runs done, failed, cached, ETA); `log` receives one
+    line per event (start, each finished run when there is no bar, failures, the end)."""
+    if isinstance(base, SweepSpec):
+        spec = base
+    else:
+        spec = SweepSpec(name=name or (as_dict(base).get("name", "sweep")), base=as_dict(base), grid=dict(grid or {}),
+                         zipped=dict(zip or {}), seeds=_seeds(seeds), extract=extract)
+    if name:
+        spec.name = name
+    out = Path(out or Path("results") / spec.name)
+    workers = workers or os.cpu_count() or 1
+    if workers < 1:
+        raise ScenarioError([("workers", "must be at least 1")])
+    tasks = spec.tasks()
+    # Several seeds/points can resolve to the same scenario (e.g. a seedless model): run once.
+    unique: dict[str, Task] = {}
+    for t in tasks:
+        unique.setdefault(t.run_id, t)
+    say = log or (lambda s: None)
+    t0 = time.perf_counter()
+    with Catalog(out) as cat:
+        done = cat.done_ids(__version__)
+        todo = [t for t in unique.values() if t.run_id not in done]
+        cached = len(unique) - len(todo)
+        if not todo:
+            say(f"{spec.name}: all {len(unique)} runs are already in {out}/catalog.duckdb (ccsim {__version__}): nothing to run")
+            return SweepResult(out, spec.name, len(unique), 0, cached, 0, time.perf_counter() - t0)
+        say(f"{spec.name}: {len(unique)} runs, {cached} cached, {len(todo)} to run on "
+            f"{'dask ' + dask if dask else f'{workers} local worker(s)'}")
+        results = _dask_results(todo, dask, workers) if dask else _local_results(todo, workers)
+        ran = failed = 0
+        engine = overhead = 0.0
+        bar = _progress(len(unique), cached) if progress else None
+        try:
+            for r in results:
+                cat.record(run_id=r["run_id"], version=__version__, sweep=r["sweep"], params=r["params"], seed=r["seed"],
+                           status=r["status"], error=r["error"], meta=r["meta"], metrics=r["metrics"], tables=r["tables"])
+                ran += 1
+                if r["status"] != "ok":
+                    failed += 1
+                    say(f"run {r['run_id']} ({json.dumps(r['params'])}, seed {r['seed']}) failed: {r['error'].splitlines()[0]}")
+                else:
+                    engine += r["meta"].get("wall_s", 0.0)
+                    overhead += r["meta"].get("overhead_s", 0.0)
+                    if bar is None:
+                        say(f"run {r['run_id']} ok ({json.dumps(r['params'])}, seed {r['seed']}, "
+                            f"{r['meta'].get('wall_s', 0):.2f} s)")
+                if bar:
+                    bar.advance(r["status"] == "ok")
+        finally:
+            if bar:
+                bar.stop()
+        wall = time.perf_counter() - t0
+        say(f"{spec.name}: ran {ran} ({failed} failed), {cached} cached, in {wall:.1f} s")
+        return SweepResult(out, spec.name, len(unique), ran, cached, failed, wall, engine, overhead)
+
+
+class _progress:
+    """A rich progress bar: runs done, failed, cached, ETA."""
+
+    def __init__(self, total: int, cached: int):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        self.failed = 0
+        self.cached = cached
+        self.p = Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(),
+                          TextColumn("{task.fields[info]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                          transient=False)
+        self.p.start()
+        self.task = self.p.add_task("sweep", total=total, completed=cached, info=self._info())
+
+    def _info(self) -> str:
+        return f"failed {self.failed} · cached {self.cached}"
+
+    def advance(self, ok: bool) -> None:
+        if not ok:
+            self.failed += 1
+        self.p.update(self.task, advance=1, info=self._info())
+
+    def stop(self) -> None:
+        self.p.stop()

@@ -1,0 +1,176 @@
+"""Sweeps: caching, resuming after a real kill, failures, Dask, reports."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import ccsim
+from ccsim.catalog import Catalog
+from conftest import EXAMPLES, ROOT
+
+SWEEP = """
+name = "kill-test"
+seeds = [1, 2]
+[base]
+name = "kt"
+[base.simulation]
+duration = "20s"
+[base.dumbbell]
+senders = 4
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+queue = { kind = "droptail", limit = 30 }
+[[base.flows]]
+kind = "tcp"
+count = 4
+src = "s{i}"
+dst = "d{i}"
+window = 1000
+start_jitter = "1s"
+[grid]
+"dumbbell.queue.limit" = [10, 20, 40, 80, 160]
+"""
+
+
+def catalog_rows(path):
+    """Everything deterministic in a catalog: runs and metrics, sorted."""
+    con = duckdb.connect(str(Path(path) / "catalog.duckdb"), read_only=True)
+    runs = con.execute("SELECT run_id, version, sweep, params, seed, status, error, events FROM runs ORDER BY run_id").fetchall()
+    mets = con.execute("SELECT run_id, name, value FROM metrics ORDER BY run_id, name").fetchall()
+    con.close()
+    return runs, mets
+
+
+def test_sweep_expands_grid_zip_and_seeds():
+    spec = ccsim.SweepSpec(name="x", base=ccsim.load(EXAMPLES / "dumbbell_cbr.toml"),
+                           grid={"dumbbell.queue.limit": [10, 20]}, zipped={"simulation.duration": ["1s", "2s", "3s"],
+                                                                             "simulation.warmup": [0, "0.5s", "1s"]},
+                           seeds=[1, 2])
+    tasks = spec.tasks()
+    assert len(tasks) == 2 * 3 * 2
+    assert len({t.run_id for t in tasks}) == 12
+    t = tasks[-1]
+    assert t.scenario["dumbbell"]["queue"]["limit"] == 20 and t.scenario["simulation"]["duration"] == "3s"
+    with pytest.raises(ccsim.ScenarioError, match="equal lengths"):
+        ccsim.SweepSpec(name="x", base={}, zipped={"a": [1], "b": [1, 2]}).tasks()
+
+
+def test_rerun_runs_nothing_and_says_so(tmp_path):
+    lines = []
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    base["simulation"]["duration"] = "2s"
+    r1 = ccsim.sweep(base, grid={"dumbbell.queue.limit": [10, 30]}, seeds=2, out=tmp_path, workers=1, log=lines.append)
+    assert (r1.ran, r1.cached, r1.failed) == (4, 0, 0)
+    r2 = ccsim.sweep(base, grid={"dumbbell.queue.limit": [10, 30]}, seeds=2, out=tmp_path, workers=1, log=lines.append)
+    assert (r2.ran, r2.cached) == (0, 4)
+    assert "nothing to run" in lines[-1]
+    # Adding a seed runs only the new runs.
+    r3 = ccsim.sweep(base, grid={"dumbbell.queue.limit": [10, 30]}, seeds=3, out=tmp_path, workers=1)
+    assert (r3.ran, r3.cached) == (2, 4)
+    s = r3.summary("queues.r0->r1.mean_len_pkts")
+    assert list(s["n"]) == [3, 3]
+    assert (s["ci_low"] <= s["mean"]).all() and (s["mean"] <= s["ci_high"]).all()
+    assert s["mean"].iloc[1] > s["mean"].iloc[0]
+
+
+def test_failing_point_is_recorded_and_the_rest_completes(tmp_path, cli):
+    sw = tmp_path / "s.toml"
+    sw.write_text(f'''
+name = "with-a-bad-point"
+base = "{(EXAMPLES / "dumbbell_cbr.toml").as_posix()}"
+seeds = 1
+[grid]
+"dumbbell.queue.limit" = [10, -5, 40]
+"simulation.duration" = ["2s"]
+''')
+    r = cli("sweep", sw, "--out", tmp_path / "out", "--workers", "2", "-q")
+    assert r.returncode == 0, r.stderr
+    assert "failed" in r.stderr
+    with Catalog(tmp_path / "out", read_only=True) as c:
+        runs = c.runs()
+    assert sorted(runs["status"]) == ["failed", "ok", "ok"]
+    bad = runs[runs["status"] == "failed"].iloc[0]
+    assert "dumbbell.queue.limit" in bad["error"] and json.loads(bad["params"])["dumbbell.queue.limit"] == -5
+    # A rerun retries only the failed run (and fails it again).
+    r = cli("sweep", sw, "--out", tmp_path / "out", "-q")
+    assert "2 cached, 1 to run" in r.stderr
+
+
+def test_interrupted_sweep_resumes_to_the_same_catalog(tmp_path):
+    sw = tmp_path / "kill.toml"
+    sw.write_text(SWEEP)
+    exe = Path(sys.executable).with_name("ccsim")
+    # Reference: uninterrupted.
+    ref = subprocess.run([str(exe), "sweep", str(sw), "--out", str(tmp_path / "ref"), "-q", "--workers", "2"],
+                         capture_output=True, text=True, timeout=600)
+    assert ref.returncode == 0, ref.stderr
+    for sig in (signal.SIGKILL, signal.SIGINT):
+        out = tmp_path / f"killed-{sig.name}"
+        p = subprocess.Popen([str(exe), "sweep", str(sw), "--out", str(out), "-q", "--workers", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        deadline = time.time() + 300
+        while time.time() < deadline:
+            runs = out / "runs"
+            if runs.exists() and len([d for d in runs.iterdir() if not d.name.startswith(".")]) >= 3:
+                break
+            time.sleep(0.02)
+        os.killpg(p.pid, sig)
+        p.wait(timeout=60)
+        assert p.returncode != 0
+        r = subprocess.run([str(exe), "sweep", str(sw), "--out", str(out), "-q", "--workers", "2"],
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr
+        cached = int(r.stderr.split(" cached")[0].rsplit(",", 1)[1])
+        assert 1 <= cached < 10, r.stderr
+        assert catalog_rows(out) == catalog_rows(tmp_path / "ref")
+        with Catalog(out, read_only=True) as c:
+            ids = set(c.runs()["run_id"])
+        assert {d.name for d in (out / "runs").iterdir() if not d.name.startswith(".")} >= ids
+
+
+def test_dask_local_cluster_matches_the_local_pool(tmp_path):
+    base = ccsim.load(EXAMPLES / "red_onoff_lossy.toml")
+    base["simulation"]["duration"] = "3s"
+    grid = {"links[3].queue.max_p": [0.05, 0.2]}
+    a = ccsim.sweep(base, grid=grid, seeds=2, out=tmp_path / "pool", workers=2)
+    b = ccsim.sweep(base, grid=grid, seeds=2, out=tmp_path / "dask", workers=2, dask="local")
+    assert (a.ran, b.ran) == (4, 4)
+    sa = a.summary(["total.goodput_bps", "queues.r0->r1.drops_early"])
+    sb = b.summary(["total.goodput_bps", "queues.r0->r1.drops_early"])
+    assert sa.equals(sb)
+    assert catalog_rows(tmp_path / "pool") == catalog_rows(tmp_path / "dask")
+
+
+def test_toy_paper_report_has_every_claim_with_a_verdict(tmp_path, cli):
+    r = cli("reproduce", "--module", ROOT / "tests" / "toy_paper.py", "--quick", "--out", tmp_path / "rep", "-q",
+            "--workers", "2")
+    assert r.returncode == 0, r.stderr
+    assert "2/3 claims hold" in r.stdout
+    md = (tmp_path / "rep" / "report.md").read_text()
+    html = (tmp_path / "rep" / "report.html").read_text()
+    for claim, verdict in (("C1", "holds"), ("C2", "holds"), ("C3", "does not hold")):
+        assert f"### {claim}: {verdict}" in md
+        assert f"{claim}: {verdict}" in html
+    assert "ccsim default" in md and "the paper does not say" in md
+    assert "![Grows with the buffer.](figures/fig1.png)" in md
+    assert "data:image/png;base64," in html
+    assert "Table 1: Mean queue" in md
+
+
+def test_reproduce_list_and_unimplemented(cli):
+    r = cli("reproduce", "--list")
+    assert r.returncode == 0
+    for pid in ("diffserv-marker", "atm-mcs", "westwood-abe", "udt-rtt", "eimd"):
+        assert pid in r.stdout
+    r = cli("reproduce", "westwood-abe", "--quick")
+    assert r.returncode == 2
+    assert "not yet implemented" in r.stderr
