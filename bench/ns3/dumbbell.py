@@ -46,6 +46,8 @@ def main():
     ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
     ns.Config.SetDefault("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
     ns.Config.SetDefault("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.MilliSeconds(200)))
+    if "--classic" in sys.argv:
+        ns.Config.SetDefault("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TcpClassicRecovery.GetTypeId()))
 
     senders = ns.NodeContainer()
     senders.Create(flows)
