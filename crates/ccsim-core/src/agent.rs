@@ -101,4 +101,9 @@ pub trait Agent: Send {
     fn summary(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
+    /// Event logs kept by the agent (e.g. every bandwidth sample), returned with the
+    /// results as series named `flow:<flow>:<name>`.
+    fn tables(&mut self) -> Vec<(&'static str, crate::measure::Table)> {
+        Vec::new()
+    }
 }

@@ -48,6 +48,8 @@ pub struct LinkDir {
     pub stats: QueueStats,
     /// pcap capture of packets as they start serialization.
     pub capture: Option<Box<crate::trace::pcap::PcapWriter>>,
+    /// Every drop on this direction, when a `drops` trace asks for it.
+    pub drop_log: Option<Box<DropLog>>,
     /// Packets in propagation: (arrival time, event sequence number, packet), in order.
     in_flight: VecDeque<(Time, u64, PktId)>,
 }
@@ -81,8 +83,40 @@ impl LinkDir {
             rem: 0,
             stats: QueueStats::default(),
             capture: None,
+            drop_log: None,
             in_flight: VecDeque::with_capacity(64),
         }
+    }
+}
+
+/// A log of drops: time, flow, sequence number, reason, size.
+#[derive(Default)]
+pub struct DropLog {
+    pub time: Vec<f64>,
+    pub flow: Vec<f64>,
+    pub seq: Vec<f64>,
+    pub reason: Vec<f64>,
+    pub size: Vec<f64>,
+}
+
+impl DropLog {
+    pub fn push(&mut self, now: Time, p: &crate::packet::Packet, reason: DropReason) {
+        self.time.push(now as f64 / 1e9);
+        self.flow.push(p.flow as f64);
+        self.seq.push(p.seq as f64);
+        self.reason.push(reason as u8 as f64);
+        self.size.push(p.size as f64);
+    }
+
+    pub fn into_table(self) -> crate::measure::Table {
+        use crate::measure::Column;
+        let mut t = crate::measure::Table::default();
+        t.push("time", Column::F64(self.time));
+        t.push("flow", Column::F64(self.flow));
+        t.push("seq", Column::F64(self.seq));
+        t.push("reason", Column::F64(self.reason));
+        t.push("size", Column::F64(self.size));
+        t
     }
 }
 
@@ -178,6 +212,9 @@ impl Network {
             link.qlen -= 1;
             link.qbytes -= p.size as u64;
             link.stats.on_drop(reason, p.size);
+            if let Some(log) = link.drop_log.as_mut() {
+                log.push(now, p, reason);
+            }
             flows[p.flow as usize].on_drop(ld, reason, p);
             pool.free(d);
         }
@@ -221,6 +258,9 @@ impl Network {
         if lost {
             let p = pool.get(id);
             link.stats.on_drop(DropReason::Loss, p.size);
+            if let Some(log) = link.drop_log.as_mut() {
+                log.push(done, p, DropReason::Loss);
+            }
             flows[p.flow as usize].on_drop(ld, DropReason::Loss, p);
             pool.free(id);
         } else {

@@ -119,6 +119,9 @@ impl Simulation {
         if !spec.pcaps.is_empty() {
             std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
         }
+        for &ld in &spec.drop_logs {
+            links[ld as usize].drop_log = Some(Box::default());
+        }
         for p in &spec.pcaps {
             let w = crate::trace::pcap::PcapWriter::create(&dir.join(&p.file))?;
             links[p.link_dir as usize].capture = Some(Box::new(w));
@@ -461,7 +464,18 @@ impl Simulation {
             }
         }
         let peak_packets = self.core.pool.capacity_used();
-        let series = self.traces.into_iter().map(|t| (t.series.name.clone(), t.series.into_table())).collect();
+        let mut series: Vec<(String, Table)> =
+            self.traces.into_iter().map(|t| (t.series.name.clone(), t.series.into_table())).collect();
+        for l in self.core.net.links.iter_mut() {
+            if let Some(log) = l.drop_log.take() {
+                series.push((format!("drops:{}", l.name), log.into_table()));
+            }
+        }
+        for f in self.flows.iter_mut() {
+            for (tname, t) in f.sender.tables().into_iter().chain(f.receiver.tables()) {
+                series.push((format!("flow:{}:{}", f.name, tname), t));
+            }
+        }
         Results {
             name: self.name,
             seed: self.seed,

@@ -6,7 +6,9 @@
 //! ACKs, SACK) belongs to the TCP sender, not to the controller. A new algorithm is one
 //! file in this folder, its tests, and one line in [`REGISTRY`].
 
+pub mod bwe;
 pub mod reno;
+pub mod westwood;
 
 use crate::units::Time;
 
@@ -71,6 +73,16 @@ pub trait CongestionControl: Send {
     fn on_timeout(&mut self, info: &LossInfo);
     /// Loss recovery finished (a full ACK).
     fn on_recovery_end(&mut self, _now: Time) {}
+    /// A segment was (re)transmitted: `seq`, `len` bytes, at `now`.
+    fn on_packet_sent(&mut self, _now: Time, _seq: u64, _len: u32, _retransmission: bool) {}
+    /// Summary values for the flow table.
+    fn summary(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+    /// Event logs (see `Agent::tables`).
+    fn tables(&mut self) -> Vec<(&'static str, crate::measure::Table)> {
+        Vec::new()
+    }
     /// Optional pacing rate, bit/s.
     fn pacing_rate(&self) -> Option<f64> {
         None
@@ -94,7 +106,7 @@ pub type CcBuilder = std::sync::Arc<dyn Fn(CcInit) -> Box<dyn CongestionControl>
 pub type CcParser = fn(Option<&mut crate::scenario::Obj>, &mut crate::scenario::Errors) -> Option<CcBuilder>;
 
 /// Congestion controllers by scenario name: one line per algorithm.
-pub const REGISTRY: &[(&str, CcParser)] = &[("reno", reno::parse)];
+pub const REGISTRY: &[(&str, CcParser)] = &[("reno", reno::parse), ("westwood", westwood::parse)];
 
 /// Standard Reno halving: `max(window/2, 2)` segments.
 #[inline]

@@ -47,6 +47,8 @@ pub struct Spec {
     pub flows: Vec<FlowSpec>,
     pub traces: Vec<TraceSpec>,
     pub pcaps: Vec<PcapSpec>,
+    /// Link directions whose drops are logged one by one (`kind = "drops"` traces).
+    pub drop_logs: Vec<u32>,
 }
 
 /// A pcap capture of one link direction, written to `file` under the run's output folder.
@@ -368,14 +370,15 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     // [[traces]]
     let mut traces = Vec::new();
     let mut pcaps: Vec<PcapSpec> = Vec::new();
+    let mut drop_logs: Vec<u32> = Vec::new();
     if let Some(tv) = top.get("traces") {
         match tv {
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
                     let path = format!("traces[{i}]");
                     let Some(mut o) = Obj::new(item, &path, errs) else { continue };
-                    let kind = o.choice("kind", &["queue", "flow", "pcap"], None, errs);
-                    let interval = if kind == Some("pcap") { 1 } else { o.time("interval", errs).unwrap_or(crate::units::secs(0.1)) };
+                    let kind = o.choice("kind", &["queue", "flow", "pcap", "drops"], None, errs);
+                    let interval = if matches!(kind, Some("pcap") | Some("drops")) { 1 } else { o.time("interval", errs).unwrap_or(crate::units::secs(0.1)) };
                     if interval == 0 {
                         errs.add(o.at("interval"), "must be greater than 0");
                     }
@@ -388,6 +391,18 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                                         o.at("link"),
                                         format!("no link '{l}': give a link name (its a->b direction) or 'from->to' node names of a link"),
                                     ),
+                                }
+                            }
+                        }
+                        Some("drops") => {
+                            if let Some(l) = o.req_string("link", errs) {
+                                match resolve_link_dir(l, &links, &link_names, &nodes) {
+                                    Some(ld) => {
+                                        if !drop_logs.contains(&ld) {
+                                            drop_logs.push(ld)
+                                        }
+                                    }
+                                    None => refs.add(o.at("link"), format!("no link '{l}': give a link name or 'from->to' node names of a link")),
                                 }
                             }
                         }
@@ -439,7 +454,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
         errs.0.extend(refs.0);
     }
     top.finish(errs);
-    Some(Spec { name, duration: duration?, seed, warmup, max_events, nodes, links, flows, traces, pcaps })
+    Some(Spec { name, duration: duration?, seed, warmup, max_events, nodes, links, flows, traces, pcaps, drop_logs })
 }
 
 /// `"name"` = forward direction of link `name`; `"x->y"` = the direction from x to y.

@@ -183,6 +183,7 @@ impl TcpSender {
         } else if !self.cfg.timestamps && self.timed.is_none() {
             self.timed = Some((seq + len as u64, ctx.now));
         }
+        self.cc.on_packet_sent(ctx.now, seq, len, retx);
         let end = seq + len as u64;
         if end > self.snd_max {
             self.snd_max = end;
@@ -563,5 +564,12 @@ impl Agent for TcpSender {
             ),
             ("completion_s", self.done_at.map(|t| to_secs(t - self.started_at)).unwrap_or(f64::NAN)),
         ]
+        .into_iter()
+        .chain(self.cc.summary())
+        .collect()
+    }
+
+    fn tables(&mut self) -> Vec<(&'static str, crate::measure::Table)> {
+        self.cc.tables()
     }
 }
