@@ -115,7 +115,7 @@ class Paper(ABC):
 REGISTRY: dict[str, tuple[str | None, str, str]] = {
     "diffserv-marker": (None, "A: DiffServ assured service, token-bucket vs data-buffer marker, RIO", "not yet implemented"),
     "atm-mcs": (None, "B: TCP multicast through an ATM Multicast Server, EPD+SPD", "not yet implemented"),
-    "westwood-abe": (None, "C: TCP Westwood bandwidth estimation under random loss", "not yet implemented (issue #5)"),
+    "westwood-abe": ("ccsim.papers.westwood_abe", "C: TCP Westwood bandwidth estimation under random loss", "implemented"),
     "udt-rtt": (None, "D: UDT rate control by RTT prediction", "not yet implemented"),
     "eimd": (None, "E: EIMD high-speed TCP vs HSTCP, BIC", "not yet implemented"),
 }

@@ -1,0 +1,395 @@
+"""Paper C: Kang & Shin, "Enhanced Bandwidth Estimation for TCP Westwood", KSII 2008.
+
+One TCP Westwood flow s -> R0 -> R1 -> d, R0-R1 5 Mb/s 35 ms, R0 dropping each packet
+with probability p; the available-bandwidth estimate (ABE) of the original estimator and
+of the paper's algorithms 1 and 2, plus Casetti's Westwood filter and Westwood+.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from .. import plot
+from ..sweep import SweepSpec
+from . import Context, Figure, Parameter, Paper, ReportTable, Verdict, within
+
+BOTTLENECK = 5e6
+PS = [1e-4, 1e-3, 1e-2, 1e-1]
+ESTIMATORS = ["original", "westwood", "westwood+", "alg1", "alg2"]
+LABEL = {"original": "original ABE (paper)", "westwood": "Westwood (Casetti, Tustin)", "westwood+": "Westwood+ (Linux)",
+         "alg1": "algorithm 1", "alg2": "algorithm 2"}
+DURATION = 40
+WINDOW = 1000
+QUEUE = 50
+
+
+def base(estimator: str = "original", log: bool = False) -> dict:
+    """The paper's topology (Fig 1) with ccsim's documented defaults where it is silent."""
+    d = {
+        "name": "westwood-abe",
+        "simulation": {"duration": DURATION, "seed": 1},
+        "nodes": ["s", "r0", "r1", "d"],
+        "links": [
+            {"a": "s", "b": "r0", "rate": "10Mbps", "delay": "1ms", "queue": {"kind": "droptail", "limit": QUEUE}},
+            {"name": "bottleneck", "a": "r0", "b": "r1", "rate": "5Mbps", "delay": "35ms",
+             "queue": {"kind": "droptail", "limit": QUEUE}, "loss": {"kind": "bernoulli", "p": 0.0001}},
+            {"a": "r1", "b": "d", "rate": "10Mbps", "delay": "1ms", "queue": {"kind": "droptail", "limit": QUEUE}},
+        ],
+        "flows": [{"name": "w", "kind": "tcp", "src": "s", "dst": "d", "profile": "ns2", "recovery": "newreno",
+                   "window": WINDOW, "cc": "westwood", "cc_params": {"estimator": estimator, "alpha": 0.1}}],
+        "traces": [{"kind": "flow", "flow": "w", "interval": "100ms"}],
+    }
+    if log:
+        d["flows"][0]["cc_params"]["log_samples"] = True
+        d["traces"].append({"kind": "drops", "link": "bottleneck"})
+    return d
+
+
+def abe_metrics(res) -> dict:
+    """Mean, standard deviation and coefficient of variation of the ABE after 10 s."""
+    s = res.series("flow:w")
+    s = s[s["time"] >= 10.0]
+    if "abe_bps" not in s or s.empty:
+        return {}
+    mean, std = float(s["abe_bps"].mean()), float(s["abe_bps"].std(ddof=0))
+    return {"abe.mean_bps": mean, "abe.std_bps": std, "abe.cv": std / mean if mean > 0 else math.nan,
+            "abe.rel_error": abs(mean - BOTTLENECK) / BOTTLENECK}
+
+
+PROTOCOLS = {
+    "Reno": {"recovery": "reno", "cc": "reno"},
+    "NewReno": {"recovery": "newreno", "cc": "reno"},
+    "SACK": {"recovery": "sack", "cc": "reno"},
+    "Westwood (original ABE)": {"recovery": "newreno", "cc": "westwood", "cc_params": {"estimator": "original"}},
+    "Westwood (Casetti)": {"recovery": "newreno", "cc": "westwood", "cc_params": {"estimator": "westwood"}},
+    "Westwood+": {"recovery": "newreno", "cc": "westwood", "cc_params": {"estimator": "westwood+"}},
+    "algorithm 1": {"recovery": "newreno", "cc": "westwood", "cc_params": {"estimator": "alg1"}},
+    "algorithm 2": {"recovery": "newreno", "cc": "westwood", "cc_params": {"estimator": "alg2"}},
+}
+
+
+def _flow(proto: str) -> dict:
+    f = {"name": "w", "kind": "tcp", "src": "s", "dst": "d", "profile": "ns2", "window": WINDOW}
+    f.update(json.loads(json.dumps(PROTOCOLS[proto])))
+    return f
+
+
+def pftk(p, rtt, t0, b=1.0):
+    ew = (2 + b) / (3 * b) + math.sqrt(8 * (1 - p) / (3 * b * p) + ((2 + b) / (3 * b)) ** 2)
+    q = min(1.0, (1 - (1 - p) ** 3) * (1 + (1 - p) ** 3 * (1 - (1 - p) ** (ew - 3))) / (1 - (1 - p) ** ew))
+    f = 1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6
+    return ((1 - p) / p + ew + q / (1 - p)) / (rtt * (b * ew / 2 + 1) + q * t0 * f / (1 - p))
+
+
+class WestwoodABE(Paper):
+    id = "westwood-abe"
+    title = "Paper C: Enhanced bandwidth estimation for TCP Westwood"
+    citation = "M. Kang and S. Shin, Enhanced Bandwidth Estimation for TCP Westwood, KSII 2008 (shared/seeds/002)"
+    summary = ("TCP Westwood sets its window after a loss from its available-bandwidth estimate (ABE). The paper shows "
+               "that under random loss the per-ACK samples that straddle two bursts (one RTT apart) pull the ABE down, "
+               "and proposes two filters: algorithm 1 skips a sample when the two packets behind it left more than RTT/16 "
+               "apart; algorithm 2 skips it when the ACK gap exceeds T_avg + 3·T_d.")
+
+    def _seeds(self, mode):
+        return list(range(1, 11)) if mode == "full" else [1, 2]
+
+    def parameters(self, mode):
+        return [
+            Parameter("topology", "s - R0 - R1 - d", "paper", "Fig 1"),
+            Parameter("R0-R1", "5 Mb/s, 35 ms", "paper"),
+            Parameter("random loss", "Bernoulli p at R0 (R0->R1, data direction)", "paper"),
+            Parameter("p", ", ".join(f"{p:.2%}" for p in PS), "paper"),
+            Parameter("packet size", "1000 B payload + 40 B headers", "paper (1000 B); headers: ns-2 default"),
+            Parameter("duration", f"{DURATION} s", "paper"),
+            Parameter("ABE statistics window", "t >= 10 s, ABE sampled every 100 ms", "ccsim default",
+                      "the paper plots whole runs; the first 10 s are slow start and convergence"),
+            Parameter("EWMA alpha", 0.1, "ccsim default", "paper silent; ns-2 TCPW type-0 filter fr_alpha_ = 0.9, i.e. alpha = 0.1"),
+            Parameter("algorithm 1 threshold", "S_thresh = srtt/16", "paper (RTT/16); smoothed RTT is ccsim's reading"),
+            Parameter("algorithm 2 constants", "g = 0.25, h = 0.125, k = 3; first gap: T_avg = T, T_d = T/2", "paper; initial values: ccsim default (RFC 6298 style)"),
+            Parameter("Casetti filter", "Tustin, tau = 1 s", "ccsim default", "ns-2 TCPW tau_ 1.0"),
+            Parameter("duplicate-ACK accounting", "ns-2 TCPW v1.3 (a dupACK counts one segment, at most 2 per ACK)", "ccsim default",
+                      "the paper's formula counts acknowledged bytes; ns-2's TCPW, which the paper ran, counts dupACKs this way"),
+            Parameter("TCP", "ns2 profile, NewReno recovery, ACK per segment", "ccsim default", "TCPW in ns-2 is NewReno based"),
+            Parameter("receiver window", f"{WINDOW} segments (not limiting)", "ccsim default",
+                      "paper silent; ns-2's window_ 20 would cap the flow at 2.2 Mb/s (sensitivity run below)"),
+            Parameter("access links", "10 Mb/s, 1 ms", "ccsim default", "paper silent; faster than the bottleneck"),
+            Parameter("queues", f"DropTail {QUEUE} packets", "ccsim default", "paper silent; ns-2 Queue limit_ 50 (about one BDP)"),
+            Parameter("seeds", len(self._seeds(mode)), "ccsim", "quick: 2, full: 10"),
+            Parameter("sensitivity runs", "receiver window 20; literal ACK accounting", "ccsim", "readings of the paper's silences (Tables 2, 3)"),
+        ]
+
+    def experiments(self, mode):
+        seeds = self._seeds(mode)
+        stats = SweepSpec(name="westwood-abe-stats", base=base(), seeds=seeds, extract=abe_metrics,
+                          grid={"links[1].loss.p": PS, "flows[0].cc_params.estimator": ESTIMATORS})
+        traces = SweepSpec(name="westwood-abe-traces", base=base(log=True), seeds=[1], extract=abe_metrics,
+                           grid={"links[1].loss.p": PS, "flows[0].cc_params.estimator": ESTIMATORS})
+        ps = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1]
+        goodput = SweepSpec(name="westwood-abe-goodput", base=base(), seeds=seeds, extract=abe_metrics,
+                            grid={"links[1].loss.p": ps, "flows[0]": [_flow(p) for p in PROTOCOLS]})
+        window20 = SweepSpec(name="westwood-abe-window20", base=base(), seeds=seeds, extract=abe_metrics,
+                             grid={"flows[0].window": [20], "links[1].loss.p": [1e-3, 1e-2],
+                                   "flows[0].cc_params.estimator": ["original", "alg1", "alg2"]})
+        literal = SweepSpec(name="westwood-abe-literal", base=base(), seeds=seeds, extract=abe_metrics,
+                            grid={"flows[0].cc_params.ack_accounting": ["literal"], "links[1].loss.p": [1e-4, 1e-3, 1e-2],
+                                  "flows[0].cc_params.estimator": ["original", "alg1", "alg2"]})
+        return [stats, traces, goodput, window20, literal]
+
+    # Data -------------------------------------------------------------------------------------
+    def _stats(self, ctx: Context) -> pd.DataFrame:
+        df = ctx.summary("westwood-abe-stats", ["abe.mean_bps", "abe.std_bps"])
+        df = df.rename(columns={"links[1].loss.p": "p", "flows[0].cc_params.estimator": "estimator"})
+        return df
+
+    def _one(self, ctx, p, est, metric="abe.mean_bps.mean"):
+        df = self._stats(ctx)
+        row = df[(np.isclose(df["p"], p)) & (df["estimator"] == est)]
+        return float(row[metric].iloc[0]) if len(row) else math.nan
+
+    def _trace_run(self, ctx, p, est):
+        runs = ctx.catalog.runs("westwood-abe-traces")
+        for _, r in runs.iterrows():
+            prm = json.loads(r["params"])
+            if math.isclose(prm["links[1].loss.p"], p) and prm["flows[0].cc_params.estimator"] == est and r["status"] == "ok":
+                return r["run_id"]
+        return None
+
+    # Figures ----------------------------------------------------------------------------------
+    def _abe_vs_time(self, ctx, est, fid, title):
+        fig, ax = plot._axes()
+        for p in PS:
+            rid = self._trace_run(ctx, p, est)
+            if rid is None:
+                continue
+            s = ctx.catalog.series(rid, "flow:w")
+            ax.plot(s["time"], s["abe_bps"] / 1e6, label=f"p = {p:.2%}")
+        ax.axhline(5.0, color="k", lw=0.8, ls=":")
+        ax.set_ylim(0, 7)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("ABE (Mb/s)")
+        ax.set_title(title)
+        ax.legend()
+        return plot.save(fig, ctx.out / f"{fid}.png")
+
+    def _samples(self, ctx, est, fid, title):
+        rid = self._trace_run(ctx, 1e-2, est)
+        fig, ax = plot._axes()
+        if rid is not None:
+            b = ctx.catalog.series(rid, "flow:w:bw_samples")
+            b = b[b["time"] <= 20]
+            used, filt = b[b["used"] > 0], b[b["used"] == 0]
+            ax.plot(used["time"], used["sample_bps"] / 1e6, "+", ms=3, color="tab:blue", label="sample B (used)")
+            if len(filt):
+                ax.plot(filt["time"], filt["sample_bps"] / 1e6, "x", ms=3, color="tab:red", label="sample B (filtered)")
+            ax.plot(b["time"], b["abe_bps"] / 1e6, "-", color="k", lw=1.2, label="ABE")
+            drops = ctx.catalog.series(rid, "drops:r0->r1")
+            for t in drops[drops["time"] <= 20]["time"]:
+                ax.axvline(t, color="tab:gray", lw=0.5, ls="--")
+        ax.set_ylim(0, 12)
+        ax.set_xlabel("time (s); dashed: packet losses at R0")
+        ax.set_ylabel("Mb/s")
+        ax.set_title(title)
+        ax.legend(loc="upper right")
+        return plot.save(fig, ctx.out / f"{fid}.png")
+
+    def figures(self, ctx):
+        figs = [
+            Figure("Fig 2", "Original ABE vs time for each loss rate",
+                   self._abe_vs_time(ctx, "original", "fig2", "Original ABE"), "Seed 1. Dotted: the 5 Mb/s bottleneck."),
+            Figure("Fig 3", "Samples B and loss instants, p = 1 %, original",
+                   self._samples(ctx, "original", "fig3", "p = 1 %: samples B, ABE, losses (original)"),
+                   "Every per-ACK sample of the first 20 s; dashed lines are the packets R0 dropped."),
+            Figure("Fig 5", "Algorithm 1 ABE vs time", self._abe_vs_time(ctx, "alg1", "fig5", "Algorithm 1"), ""),
+            Figure("Fig 6", "Algorithm 2 ABE vs time", self._abe_vs_time(ctx, "alg2", "fig6", "Algorithm 2"), ""),
+            Figure("Fig 3b", "Samples at p = 1 % with algorithm 1 (used and filtered)",
+                   self._samples(ctx, "alg1", "fig3b", "p = 1 %: samples with algorithm 1"), "Beyond the paper: what the filter removes."),
+        ]
+        # Beyond the paper: goodput vs loss rate with PFTK, and ABE error vs loss rate.
+        g = ctx.summary("westwood-abe-goodput", ["flows.w.goodput_bps", "flows.w.mean_rtt_s", "flows.w.mean_rto_s"])
+        if not g.empty:
+            g["protocol"] = [next((k for k in PROTOCOLS if _flow(k) == _unflatten(row)), "?") for _, row in g.iterrows()]
+            fig, ax = plot._axes()
+            for proto, sub in g.groupby("protocol", sort=False):
+                sub = sub.sort_values("links[1].loss.p")
+                ax.errorbar(sub["links[1].loss.p"], sub["flows.w.goodput_bps.mean"] / 1e6,
+                            yerr=[(sub["flows.w.goodput_bps.mean"] - sub["flows.w.goodput_bps.ci_low"]).fillna(0) / 1e6,
+                                  (sub["flows.w.goodput_bps.ci_high"] - sub["flows.w.goodput_bps.mean"]).fillna(0) / 1e6],
+                            marker="o", ms=3, capsize=2, label=proto)
+            pp = np.logspace(-4, -1, 60)
+            rtt = float(g["flows.w.mean_rtt_s.mean"].median())
+            ax.plot(pp, [min(pftk(p, rtt, 0.2) * 8000, BOTTLENECK * 1000 / 1040) / 1e6 for p in pp], "k--",
+                    label=f"PFTK (RTT {rtt * 1e3:.0f} ms, T0 0.2 s)")
+            ax.set_xscale("log")
+            ax.set_xlabel("random loss probability p")
+            ax.set_ylabel("goodput (Mb/s)")
+            ax.set_title("Goodput vs loss rate (mean, 95 % CI)")
+            ax.legend(fontsize=7)
+            figs.append(Figure("Fig 7", "Beyond the paper: goodput vs loss rate", plot.save(fig, ctx.out / "fig7.png"),
+                               "Reno-family senders follow PFTK; Westwood variants keep more of the link under random loss."))
+        st = self._stats(ctx)
+        if not st.empty:
+            fig, ax = plot._axes()
+            for est in ESTIMATORS:
+                sub = st[st["estimator"] == est].sort_values("p")
+                ax.plot(sub["p"], (sub["abe.mean_bps.mean"] - BOTTLENECK) / BOTTLENECK * 100, marker="o", label=LABEL[est])
+            ax.axhline(0, color="k", lw=0.8)
+            ax.set_xscale("log")
+            ax.set_xlabel("random loss probability p")
+            ax.set_ylabel("ABE error vs 5 Mb/s (%)")
+            ax.set_title("ABE error vs loss rate (mean over seeds, t >= 10 s)")
+            ax.legend(fontsize=8)
+            figs.append(Figure("Fig 8", "Beyond the paper: ABE error vs loss rate", plot.save(fig, ctx.out / "fig8.png"), ""))
+        return figs
+
+    # Tables -----------------------------------------------------------------------------------
+    def tables(self, ctx):
+        st = self._stats(ctx)
+        paper = {("original", 1e-4): "≈ 5", ("original", 1e-3): "less accurate", ("original", 1e-2): "< 3, erratic",
+                 ("original", 1e-1): "no estimate", ("alg1", 1e-3): "≈ 5", ("alg1", 1e-2): "≈ 4.5, steady",
+                 ("alg2", 1e-3): "≈ 5 (like alg1)", ("alg2", 1e-2): "steadier than original, less accurate than alg1"}
+        rows = []
+        for _, r in st.sort_values(["estimator", "p"]).iterrows():
+            rows.append({"estimator": r["estimator"], "p": f"{r['p']:.2%}", "paper (Mb/s)": paper.get((r["estimator"], r["p"]), "-"),
+                         "ABE mean (Mb/s)": r["abe.mean_bps.mean"] / 1e6,
+                         "95 % CI": f"{r['abe.mean_bps.ci_low'] / 1e6:.3f} .. {r['abe.mean_bps.ci_high'] / 1e6:.3f}",
+                         "ABE std over time (Mb/s)": r["abe.std_bps.mean"] / 1e6, "seeds": int(r["abe.mean_bps.n"])})
+        out = [ReportTable("Table 1", "ABE after 10 s per estimator and loss rate (mean over seeds)", pd.DataFrame(rows),
+                           "ABE counts payload bytes: a fully used 5 Mb/s link carries 4.81 Mb/s of payload (1000 of 1040 bytes).")]
+        w = ctx.summary("westwood-abe-window20", ["abe.mean_bps", "abe.std_bps", "flows.w.goodput_bps"])
+        if not w.empty:
+            out.append(ReportTable("Table 2", "Sensitivity: receiver window 20 segments (ns-2's default window_)",
+                                   pd.DataFrame({"estimator": w["flows[0].cc_params.estimator"], "p": w["links[1].loss.p"],
+                                                 "ABE mean (Mb/s)": w["abe.mean_bps.mean"] / 1e6,
+                                                 "ABE std (Mb/s)": w["abe.std_bps.mean"] / 1e6,
+                                                 "goodput (Mb/s)": w["flows.w.goodput_bps.mean"] / 1e6}),
+                                   "With window_ 20 the flow cannot fill the 44-packet pipe: every RTT has a burst boundary."))
+        lit = ctx.summary("westwood-abe-literal", ["abe.mean_bps", "abe.std_bps"])
+        if not lit.empty:
+            out.append(ReportTable("Table 3", "Sensitivity: duplicate ACKs counted as zero bytes (the formula read literally)",
+                                   pd.DataFrame({"estimator": lit["flows[0].cc_params.estimator"], "p": lit["links[1].loss.p"],
+                                                 "ABE mean (Mb/s)": lit["abe.mean_bps.mean"] / 1e6,
+                                                 "ABE std (Mb/s)": lit["abe.std_bps.mean"] / 1e6}),
+                                   "A cumulative ACK after a repaired hole then counts many segments over one ACK gap: "
+                                   "huge samples, and zero samples for every duplicate ACK."))
+        return out
+
+    # Claims -----------------------------------------------------------------------------------
+    def claims(self, ctx):
+        m = lambda p, e: self._one(ctx, p, e)  # noqa: E731
+        sd = lambda p, e: self._one(ctx, p, e, "abe.std_bps.mean")  # noqa: E731
+        err = lambda p, e: abs(m(p, e) - BOTTLENECK) / BOTTLENECK  # noqa: E731
+        f = lambda x: f"{x / 1e6:.2f} Mb/s"  # noqa: E731
+        v = []
+        v.append(Verdict("C1", "original ABE is about 5 Mb/s at p = 0.01 %", "≈ 5 Mb/s (Fig 2)", f(m(1e-4, "original")),
+                         within(m(1e-4, "original"), BOTTLENECK, 0.10), "mean ABE within 10 % of 5 Mb/s"))
+        v.append(Verdict("C2", "original ABE is less accurate at 0.1 % than at 0.01 %", "less accurate (Fig 2)",
+                         f"error {err(1e-3, 'original'):.1%} vs {err(1e-4, 'original'):.1%}; std {f(sd(1e-3, 'original'))} vs {f(sd(1e-4, 'original'))}",
+                         err(1e-3, "original") > err(1e-4, "original") and sd(1e-3, "original") > sd(1e-4, "original"),
+                         "larger error and larger fluctuation than at 0.01 %"))
+        holds = m(1e-2, "original") < 3e6
+        v.append(Verdict("C3", "original ABE falls below 3 Mb/s and is erratic at p = 1 %", "< 3 Mb/s, erratic (Fig 2)",
+                         f"{f(m(1e-2, 'original'))}, std {f(sd(1e-2, 'original'))}", holds, "mean ABE < 3 Mb/s",
+                         "" if holds else "In ccsim the per-ACK samples inside a burst (5 Mb/s) far outnumber the burst-boundary "
+                         "samples at p = 1 %: the window set from the ABE keeps the pipe nearly full, so boundaries are rare and "
+                         "the EWMA (alpha 0.1) stays near the link rate. The paper's collapse needs many more near-zero samples "
+                         "than this model produces; see Fig 3 and the sensitivity table (window 20)."))
+        v.append(Verdict("C4", "original ABE gives no meaningful estimate at p = 10 %", "no estimate (Fig 2)",
+                         f"{f(m(1e-1, 'original'))}, std {f(sd(1e-1, 'original'))}",
+                         err(1e-1, "original") > 0.3 or sd(1e-1, "original") > 0.3 * m(1e-1, "original"),
+                         "error > 30 % or fluctuation > 30 % of the mean"))
+        v.append(Verdict("C5", "algorithm 1 measures about 5 Mb/s at p = 0.1 %", "≈ 5 Mb/s (Fig 5)", f(m(1e-3, "alg1")),
+                         within(m(1e-3, "alg1"), BOTTLENECK, 0.10), "within 10 % of 5 Mb/s"))
+        v.append(Verdict("C6", "algorithm 1 averages about 4.5 Mb/s at p = 1 %", "≈ 4.5 Mb/s (Fig 5)", f(m(1e-2, "alg1")),
+                         within(m(1e-2, "alg1"), 4.5e6, 0.10), "within 10 % of 4.5 Mb/s"))
+        c = m(1e-2, "alg1") > m(1e-2, "original") and sd(1e-2, "alg1") < sd(1e-2, "original")
+        v.append(Verdict("C7", "central claim: at p = 1 %, algorithm 1's ABE is higher and steadier than the original's",
+                         "higher and much steadier (Figs 2, 5)",
+                         f"alg1 {f(m(1e-2, 'alg1'))} (std {f(sd(1e-2, 'alg1'))}) vs original {f(m(1e-2, 'original'))} (std {f(sd(1e-2, 'original'))})",
+                         c, "mean higher and time-std lower, both averaged over seeds",
+                         "" if c else "see C3: the original does not collapse in ccsim, so there is little for algorithm 1 to correct."))
+        v.append(Verdict("C8", "algorithm 2 behaves like algorithm 1 at p = 0.1 %", "like alg1 (Fig 6)",
+                         f"alg2 {f(m(1e-3, 'alg2'))} vs alg1 {f(m(1e-3, 'alg1'))}",
+                         abs(m(1e-3, "alg2") - m(1e-3, "alg1")) <= 0.05 * BOTTLENECK, "means within 5 % of 5 Mb/s of each other"))
+        c9 = sd(1e-2, "alg2") < sd(1e-2, "original") and err(1e-2, "alg2") > err(1e-2, "alg1")
+        v.append(Verdict("C9", "at p = 1 %, algorithm 2 is steadier than the original but clearly less accurate than algorithm 1",
+                         "steadier than original, less accurate than alg1 (Fig 6)",
+                         f"alg2 {f(m(1e-2, 'alg2'))} std {f(sd(1e-2, 'alg2'))}; alg1 {f(m(1e-2, 'alg1'))}; original std {f(sd(1e-2, 'original'))}",
+                         c9, "std below the original's and error above algorithm 1's",
+                         "" if c9 else "In ccsim algorithm 2's threshold T_avg + 3·T_d, learned from in-burst ACK gaps, rejects burst "
+                         "boundaries as well as algorithm 1 does; the paper's concern (T_avg inflated by boundary gaps) needs "
+                         "frequent boundaries, which this model does not produce (C3)."))
+        return v
+
+    def _lit_sd(self, ctx, p, est) -> float:
+        lit = ctx.summary("westwood-abe-literal", "abe.std_bps")
+        row = lit[np.isclose(lit["links[1].loss.p"], p) & (lit["flows[0].cc_params.estimator"] == est)] if not lit.empty else lit
+        return float(row["mean"].iloc[0]) / 1e6 if len(row) else math.nan
+
+    def _goodput(self, ctx) -> pd.DataFrame:
+        g = ctx.summary("westwood-abe-goodput", "flows.w.goodput_bps")
+        if g.empty:
+            return g
+        g["protocol"] = [next((k for k in PROTOCOLS if _flow(k) == _unflatten(row)), "?") for _, row in g.iterrows()]
+        return g
+
+    def discussion(self, ctx):
+        g = self._goodput(ctx)
+
+        def gp(proto, p):
+            row = g[(g["protocol"] == proto) & np.isclose(g["links[1].loss.p"], p)] if not g.empty else g
+            return float(row["mean"].iloc[0]) / 1e6 if len(row) else math.nan
+
+        rid = self._trace_run(ctx, 1e-2, "alg1")
+        filt = ""
+        if rid is not None:
+            b = ctx.catalog.series(rid, "flow:w:bw_samples")
+            filt = (f" At p = 1 % (seed 1) algorithm 1 filtered {int((b['used'] == 0).sum())} of {len(b)} samples, "
+                    f"mostly those below 1 Mb/s: {int(((b['used'] == 0) & (b['sample_bps'] < 1e6)).sum())} of the "
+                    f"{int((b['sample_bps'] < 1e6).sum())} samples under 1 Mb/s.")
+        m = lambda p, e: self._one(ctx, p, e) / 1e6  # noqa: E731
+        return (
+            f"What holds: the estimate is accurate at low loss (original {m(1e-4, 'original'):.2f} Mb/s at 0.01 %, "
+            f"algorithm 1 {m(1e-3, 'alg1'):.2f} Mb/s at 0.1 %); algorithms 1 and 2 remove burst-boundary samples "
+            f"(Fig 3b).{filt} What does not: the original estimator's collapse at 1 % loss (C3: "
+            f"{m(1e-2, 'original'):.2f} Mb/s in ccsim, below 3 Mb/s in the paper), and with it the size of the "
+            "improvement the paper reports. With the window reset from the ABE after each loss the pipe stays nearly "
+            "full, so burst boundaries are rare and the near-zero samples of the paper's Fig 3 do not dominate the "
+            "EWMA. Two other readings of the paper were tried and do not restore the collapse without also breaking "
+            "algorithms 1 and 2: counting duplicate ACKs as zero bytes (the formula read literally, "
+            "`ack_accounting = \"literal\"`) makes every estimator erratic (Table 3: ABE standard deviation "
+            f"{self._lit_sd(ctx, 1e-2, 'original'):.2f} Mb/s for the original and {self._lit_sd(ctx, 1e-2, 'alg1'):.2f} Mb/s "
+            "for algorithm 1 at 1 %), and ns-2's default receiver window of 20 segments keeps the flow window-limited "
+            "(Table 2). The paper gives neither alpha, the window, the queue "
+            "nor its ns-2 TCPW version, so the gap is reported rather than tuned away.\n\n"
+            f"Beyond the paper (Fig 7): at p = 1 % NewReno's goodput is {gp('NewReno', 1e-2):.2f} Mb/s, close to PFTK, "
+            f"while Westwood with the original ABE keeps {gp('Westwood (original ABE)', 1e-2):.2f} Mb/s, algorithm 1 "
+            f"{gp('algorithm 1', 1e-2):.2f}, algorithm 2 {gp('algorithm 2', 1e-2):.2f}, Casetti's filter "
+            f"{gp('Westwood (Casetti)', 1e-2):.2f} and Westwood+ {gp('Westwood+', 1e-2):.2f} Mb/s: an ABE-based window "
+            "pays off under random loss, and the per-ACK estimators (with or without the paper's filters) pay off "
+            f"most. At p = 10 % every sender collapses (NewReno {gp('NewReno', 1e-1):.2f}, algorithm 1 "
+            f"{gp('algorithm 1', 1e-1):.2f} Mb/s): timeouts dominate, whatever the estimate. The paper's filters "
+            "matter for accuracy (Fig 8) more than for goodput in this model."
+        )
+
+
+def _unflatten(row) -> dict:
+    """The flow table of a goodput-sweep point, for matching it to its protocol name."""
+    cols = [c for c in row.index if c.startswith("flows[0].")]
+    d: dict = {}
+    for c in cols:
+        v = row[c]
+        if isinstance(v, float) and math.isnan(v):
+            continue
+        keys = c[len("flows[0]."):].split(".")
+        cur = d
+        for k in keys[:-1]:
+            cur = cur.setdefault(k, {})
+        cur[keys[-1]] = v
+    return d
+
+
+PAPER = WestwoodABE()
