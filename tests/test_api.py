@@ -190,3 +190,17 @@ def test_gil_is_released_while_the_engine_runs():
     assert done and done[0].meta["events"] > 1_000_000
     # With the GIL held for the whole run this loop could not advance at all.
     assert spins > 10_000, spins
+
+
+def test_analytic_models():
+    from ccsim.models import jain, mathis, pftk
+
+    assert jain([1, 1, 1, 1]) == 1.0
+    assert jain([1, 0, 0, 0]) == 0.25
+    # Mathis: 1.2247/(0.1·sqrt(0.01)) = 122.47 packets/s.
+    assert abs(mathis(0.01, 0.1) - 122.47) < 0.01
+    # PFTK tends to Mathis at small p and falls below it at high p (timeouts).
+    assert abs(pftk(1e-4, 0.1, 0.2) / mathis(1e-4, 0.1) - 1) < 0.05
+    assert pftk(0.05, 0.1, 0.2) < 0.85 * mathis(0.05, 0.1)
+    # A window cap binds: at most wmax/RTT.
+    assert pftk(1e-5, 0.1, 0.2, wmax=20) <= 20 / 0.1 * 1.01

@@ -19,19 +19,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import ccsim  # noqa: E402
+from ccsim.models import jain, mathis, pftk  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 QUICK = "--quick" in sys.argv
-
-
-def pftk(p, rtt, t0, b=1.0):
-    ew = (2 + b) / (3 * b) + math.sqrt(8 * (1 - p) / (3 * b * p) + ((2 + b) / (3 * b)) ** 2)
-
-    def q(w):
-        return min(1.0, (1 - (1 - p) ** 3) * (1 + (1 - p) ** 3 * (1 - (1 - p) ** (w - 3))) / (1 - (1 - p) ** w))
-
-    f = 1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6
-    return ((1 - p) / p + ew + q(ew) / (1 - p)) / (rtt * (b * ew / 2 + 1) + q(ew) * t0 * f / (1 - p))
 
 
 def lossy(p, recovery, secs, seed=1):
@@ -54,13 +45,13 @@ def fig_pftk(out):
             m = pftk(p, f["mean_rtt_s"], f["mean_rto_s"])
             good.append(g)
             model.append(m)
-            rows.append({"recovery": rec, "p": p, "goodput_pkts": g, "pftk_pkts": m, "mathis_pkts": 1.2247 / (f["mean_rtt_s"] * math.sqrt(p)),
+            rows.append({"recovery": rec, "p": p, "goodput_pkts": g, "pftk_pkts": m, "mathis_pkts": mathis(p, f["mean_rtt_s"]),
                          "rtt": f["mean_rtt_s"], "t0": f["mean_rto_s"], "timeouts": int(f["timeouts"])})
         ax.plot(ps, good, marker=marker, linestyle="none", label=f"ccsim {rec}")
     pp = np.logspace(math.log10(ps[0]), math.log10(ps[-1]), 100)
     rtt = rows[0]["rtt"]
     ax.plot(pp, [pftk(p, rtt, 0.2) for p in pp], "k-", label="PFTK (RTT 100 ms, T0 200 ms)")
-    ax.plot(pp, [1.2247 / (rtt * math.sqrt(p)) for p in pp], "k:", label="Mathis 1.22/(RTT·√p)")
+    ax.plot(pp, [mathis(p, rtt) for p in pp], "k:", label="Mathis 1.22/(RTT·√p)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("packet loss probability p")
@@ -148,7 +139,7 @@ def fairness():
     r = ccsim.run(dumbbell(8, 1, "newreno", "0s", 100 if QUICK else 200, 1))
     x = r.flows["goodput_bps"].values
     q = r.queues.set_index("direction").loc["r0->r1"]
-    return {"jain": float(x.sum() ** 2 / (len(x) * (x**2).sum())), "utilization": float(q["utilization"]),
+    return {"jain": jain(x), "utilization": float(q["utilization"]),
             "goodput_mbps": [round(v / 1e6, 3) for v in x]}
 
 

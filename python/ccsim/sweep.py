@@ -152,9 +152,10 @@ def standard_metrics(res) -> dict[str, float]:
     g = np.array(f["goodput_bps"], dtype=float)
     m["total.goodput_bps"] = float(g.sum())
     if len(g):
+        from .models import jain
+
         m["mean.goodput_bps"] = float(g.mean())
-        sq = float((g**2).sum())
-        m["jain.goodput"] = float(g.sum() ** 2 / (len(g) * sq)) if sq > 0 else math.nan
+        m["jain.goodput"] = jain(g)
     skip = {"flow", "name", "kind", "src", "dst"}
     for i, name in enumerate(f["name"]):
         for col, vals in f.items():

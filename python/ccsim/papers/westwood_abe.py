@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .. import plot
+from ..models import pftk
 from ..sweep import SweepSpec
 from . import Context, Figure, Parameter, Paper, ReportTable, Verdict, within
 
@@ -76,13 +77,6 @@ def _flow(proto: str) -> dict:
     f = {"name": "w", "kind": "tcp", "src": "s", "dst": "d", "profile": "ns2", "window": WINDOW}
     f.update(json.loads(json.dumps(PROTOCOLS[proto])))
     return f
-
-
-def pftk(p, rtt, t0, b=1.0):
-    ew = (2 + b) / (3 * b) + math.sqrt(8 * (1 - p) / (3 * b * p) + ((2 + b) / (3 * b)) ** 2)
-    q = min(1.0, (1 - (1 - p) ** 3) * (1 + (1 - p) ** 3 * (1 - (1 - p) ** (ew - 3))) / (1 - (1 - p) ** ew))
-    f = 1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6
-    return ((1 - p) / p + ew + q / (1 - p)) / (rtt * (b * ew / 2 + 1) + q * t0 * f / (1 - p))
 
 
 class WestwoodABE(Paper):

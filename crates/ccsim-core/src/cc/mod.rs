@@ -108,6 +108,22 @@ pub type CcParser = fn(Option<&mut crate::scenario::Obj>, &mut crate::scenario::
 /// Congestion controllers by scenario name: one line per algorithm.
 pub const REGISTRY: &[(&str, CcParser)] = &[("reno", reno::parse), ("westwood", westwood::parse)];
 
+/// Reno's window growth for one ACK worth `credit` segments: slow start below ssthresh
+/// (stopping at ssthresh when a byte-counted ACK would overshoot it, as Linux's
+/// `tcp_slow_start`), then `+credit/cwnd` (one segment per RTT). Returns the new cwnd.
+#[inline]
+pub fn reno_increase(cwnd: f64, ssthresh: f64, credit: f64) -> f64 {
+    let (mut cwnd, mut credit) = (cwnd, credit);
+    if cwnd < ssthresh {
+        if credit <= 1.0 || cwnd + credit <= ssthresh {
+            return cwnd + credit;
+        }
+        credit -= ssthresh - cwnd;
+        cwnd = ssthresh;
+    }
+    cwnd + credit / cwnd
+}
+
 /// Standard Reno halving: `max(window/2, 2)` segments.
 #[inline]
 pub fn halve(window: f64) -> f64 {

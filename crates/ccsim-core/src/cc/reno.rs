@@ -35,16 +35,7 @@ impl CongestionControl for Reno {
     }
     #[inline]
     fn on_ack(&mut self, info: &AckInfo) {
-        let mut credit = info.acked_segs;
-        if self.cwnd < self.ssthresh {
-            if credit <= 1.0 || self.cwnd + credit <= self.ssthresh {
-                self.cwnd += credit;
-                return;
-            }
-            credit -= self.ssthresh - self.cwnd;
-            self.cwnd = self.ssthresh;
-        }
-        self.cwnd += credit / self.cwnd;
+        self.cwnd = super::reno_increase(self.cwnd, self.ssthresh, info.acked_segs);
     }
     fn on_congestion(&mut self, info: &LossInfo) {
         self.ssthresh = halve(info.window);

@@ -128,16 +128,7 @@ impl CongestionControl for Westwood {
     }
 
     fn on_ack(&mut self, info: &AckInfo) {
-        let mut credit = info.acked_segs;
-        if self.cwnd < self.ssthresh {
-            if credit <= 1.0 || self.cwnd + credit <= self.ssthresh {
-                self.cwnd += credit;
-                return;
-            }
-            credit -= self.ssthresh - self.cwnd;
-            self.cwnd = self.ssthresh;
-        }
-        self.cwnd += credit / self.cwnd;
+        self.cwnd = super::reno_increase(self.cwnd, self.ssthresh, info.acked_segs);
     }
 
     fn on_congestion(&mut self, info: &LossInfo) {
