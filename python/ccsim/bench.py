@@ -84,3 +84,32 @@ def run_suite(names: list[str], reps: int, ns3_python: str | None, ns3_script: P
     if memory_flows:
         results["idle_memory"] = memory_per_idle_flow(memory_flows)
     return results
+
+
+def sweep_scaling(runs: int = 100, duration: float = 30.0) -> dict:
+    """Sweep throughput on the local pool with 1 and 2 workers, on short runs (benchmark S1
+    shortened to `duration` simulated seconds: about 75 ms of engine time each), and the
+    per-run overhead outside the engine (scheduling, result transfer, Parquet and catalog
+    writes) with one worker."""
+    import shutil
+
+    from . import _core
+    from .scenario import loads
+    from .sweep import sweep
+
+    base = loads(_core.bench_scenario("S1"))
+    base["simulation"]["duration"] = duration
+    out: dict = {"runs": runs}
+    for workers in (1, 2):
+        d = Path(tempfile.mkdtemp(prefix="ccsim-sweep-bench-"))
+        try:
+            r = sweep(base, seeds=list(range(1, runs + 1)), out=d, workers=workers)
+            out[f"wall_{workers}"] = r.wall_s
+            if workers == 1:
+                out["engine_s"] = r.engine_s
+                out["overhead_per_run_s"] = (r.wall_s - r.engine_s) / runs
+                out["overhead_in_worker_per_run_s"] = r.overhead_s / runs
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+    out["speedup"] = out["wall_1"] / out["wall_2"]
+    return out

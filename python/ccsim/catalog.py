@@ -118,7 +118,12 @@ class Catalog:
                  meta.get("wall_s"), meta.get("events"), meta.get("sim_time_s")],
             )
             if rows:
-                self.con.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?)", rows)
+                # One Arrow batch instead of a statement per row (executemany is ~0.1 ms per row).
+                batch = pa.table({"run_id": [r[0] for r in rows], "version": [r[1] for r in rows],
+                                  "name": [r[2] for r in rows], "value": [r[3] for r in rows]})
+                self.con.register("_metrics_batch", batch)
+                self.con.execute("INSERT INTO metrics SELECT run_id, version, name, value FROM _metrics_batch")
+                self.con.unregister("_metrics_batch")
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")

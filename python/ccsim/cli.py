@@ -230,11 +230,12 @@ def bench_cmd(
     rate: float = typer.Option(1e9, help="cbr only: bottleneck rate, bit/s."),
     duration: float = typer.Option(5.0, help="cbr only: simulated seconds."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write all measurements as JSON here."),
+    sweep_runs: int = typer.Option(0, "--sweep-runs", help="Also measure sweep scaling (1 vs 2 workers) on this many short runs."),
 ) -> None:
     """Benchmarks: wall time, events/s, bottleneck packets/s, peak RSS, memory per flow; with --ns3, the ratio to ns-3."""
     import platform
 
-    from .bench import run_suite
+    from .bench import run_suite, sweep_scaling
 
     names = scenario or ["S1", "S2", "S3", "S4"]
     known = {"S1", "S2", "S3", "S4", "cbr"}
@@ -272,6 +273,12 @@ def bench_cmd(
         m = res["idle_memory"]
         out.print(f"memory per idle TCP flow: {m['bytes_per_flow']:.0f} bytes ({m['flows']:,} flows: "
                   f"{m['rss_mb']:.0f} MB vs {m['rss_base_mb']:.0f} MB peak RSS)")
+    if sweep_runs:
+        sw = sweep_scaling(sweep_runs)
+        res["sweep"] = sw
+        out.print(f"sweep of {sw['runs']} short runs: {sw['wall_1']:.2f} s with 1 worker, {sw['wall_2']:.2f} s with 2 "
+                  f"(x{sw['speedup']:.2f}); overhead outside the engine {1e3 * sw['overhead_per_run_s']:.1f} ms per run "
+                  f"({1e3 * sw['overhead_in_worker_per_run_s']:.1f} ms of it in the worker)")
     if json_out:
         json_out.write_text(json.dumps({"version": __version__, "machine": platform.platform(), "processor": platform.processor(),
                                         "cpus": os.cpu_count(), **res}, indent=2))

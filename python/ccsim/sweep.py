@@ -236,7 +236,11 @@ def _local_results(tasks: list[Task], workers: int):
         for t in tasks:
             yield execute(t)
         return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+    # forkserver: workers fork from a server that has imported ccsim once, so starting them
+    # is cheap and safe (no threads of this process are inherited).
+    ctx = get_context("forkserver")
+    ctx.set_forkserver_preload(["ccsim.sweep"])
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         pending = set()
         it = iter(tasks)
         try:
