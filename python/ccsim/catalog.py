@@ -67,6 +67,25 @@ def point_key(params: dict) -> str:
     return canonical_json(params)
 
 
+def write_run_tables(root: Path, run_id: str, tables: dict[str, pa.Table]) -> None:
+    """Writes one run's tables as `root/runs/<run_id>/<name>.parquet`, atomically: into a
+    temporary folder first, then renamed into place (replacing an earlier attempt)."""
+    final = Path(root) / "runs" / run_id
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{run_id}.", dir=final.parent))
+    try:
+        for name, t in tables.items():
+            dest = tmp / f"{name}.parquet"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            pq.write_table(t, dest)
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(tmp, final)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 class Catalog:
     """A results folder's catalog. Use as a context manager or call close()."""
 
@@ -130,21 +149,7 @@ class Catalog:
             raise
 
     def _write_tables(self, run_id: str, tables: dict[str, bytes]) -> None:
-        final = self.root / "runs" / run_id
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{run_id}.", dir=final.parent))
-        try:
-            for name, ipc in tables.items():
-                t = pa.ipc.open_stream(ipc).read_all()
-                dest = tmp / f"{name}.parquet"
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                pq.write_table(t, dest)
-            if final.exists():
-                shutil.rmtree(final)
-            os.replace(tmp, final)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
+        write_run_tables(self.root, run_id, {name: pa.ipc.open_stream(ipc).read_all() for name, ipc in tables.items()})
 
     # Reading ----------------------------------------------------------------------------
     def runs(self, sweep: str | None = None) -> pd.DataFrame:

@@ -89,6 +89,9 @@ class Task:
     sweep: str
     error: str | None = None
     extract: Callable | None = None
+    #: When set (local pool: a shared file system), the worker writes the run's Parquet
+    #: files itself under this results folder instead of returning them.
+    out: str | None = None
 
 
 def _seeds(value: Any) -> list[int]:
@@ -183,11 +186,18 @@ def execute(task: Task) -> dict:
         metrics = standard_metrics(res)
         if task.extract is not None:
             metrics.update({k: float(v) for k, v in task.extract(res).items()})
-        tables = {k: _ipc(t) for k, t in res.tables.items()}
         from .results import series_filename
 
+        arrow = dict(res.tables)
         for name in res.series_names:
-            tables[f"series/{series_filename(name)}"] = _ipc(res.series_arrow(name))
+            arrow[f"series/{series_filename(name)}"] = res.series_arrow(name)
+        if task.out is not None:
+            from .catalog import write_run_tables
+
+            write_run_tables(Path(task.out), task.run_id, arrow)
+            tables = None
+        else:
+            tables = {k: _ipc(t) for k, t in arrow.items()}
         meta = dict(res.meta)
         meta["overhead_s"] = time.perf_counter() - t0 - meta["wall_s"]
         return {**base, "status": "ok", "error": None, "meta": meta, "metrics": metrics, "tables": tables}
@@ -313,6 +323,9 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
             return SweepResult(out, spec.name, len(unique), 0, cached, 0, time.perf_counter() - t0)
         say(f"{spec.name}: {len(unique)} runs, {cached} cached, {len(todo)} to run on "
             f"{'dask ' + dask if dask else f'{workers} local worker(s)'}")
+        if not dask:
+            for t in todo:
+                t.out = str(out)
         results = _dask_results(todo, dask, workers) if dask else _local_results(todo, workers)
         ran = failed = 0
         engine = overhead = 0.0
