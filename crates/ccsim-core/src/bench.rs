@@ -13,7 +13,7 @@ pub struct BenchResult {
     pub events_per_s: f64,
     pub bottleneck_pkts_per_s: f64,
     pub peak_packets: usize,
-    /// Sum of the flows' goodput, bit/s.
+    /// Payload bytes delivered by all flows × 8 / simulated time, bit/s.
     pub goodput_bps: f64,
     pub flows: usize,
 }
@@ -103,7 +103,9 @@ pub fn measure(name: &str, toml: &str, bottleneck: &str) -> Result<BenchResult, 
     let spec = crate::scenario::from_toml(toml).map_err(|e| e.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n"))?;
     let sim = Simulation::with_options(spec, &Default::default())?;
     let res = sim.run_to_results(None);
-    let goodput_bps: f64 = res.flows.f64("goodput_bps").map(|v| v.iter().sum()).unwrap_or(0.0);
+    // Goodput over the whole run (as the ns-3 script measures it), not per flow's active time.
+    let goodput_bps: f64 =
+        res.flows.i64("goodput_bytes").map(|v| v.iter().sum::<i64>() as f64 * 8.0 / res.sim_time_s).unwrap_or(0.0);
     let flows = res.flows.rows();
     let q = &res.queues;
     let links = match q.column("link") {
