@@ -48,8 +48,7 @@ CREATE TABLE IF NOT EXISTS metrics (
     run_id VARCHAR,
     version VARCHAR,
     name VARCHAR,
-    value DOUBLE,
-    PRIMARY KEY (run_id, version, name)
+    value DOUBLE
 );
 """
 
@@ -128,8 +127,11 @@ class Catalog:
                 if v is not None and isinstance(v, (int, float)) and math.isfinite(float(v))]
         self.con.execute("BEGIN TRANSACTION")
         try:
-            self.con.execute("DELETE FROM runs WHERE run_id = ? AND version = ?", [run_id, version])
-            self.con.execute("DELETE FROM metrics WHERE run_id = ? AND version = ?", [run_id, version])
+            # Only a run recorded before (a failure being retried) has rows to replace; the
+            # check uses the runs table's key, so new runs never scan the metrics table.
+            if self.con.execute("SELECT 1 FROM runs WHERE run_id = ? AND version = ?", [run_id, version]).fetchone():
+                self.con.execute("DELETE FROM runs WHERE run_id = ? AND version = ?", [run_id, version])
+                self.con.execute("DELETE FROM metrics WHERE run_id = ? AND version = ?", [run_id, version])
             self.con.execute(
                 "INSERT INTO runs (run_id, version, sweep, point, params, seed, status, error, wall_s, events, sim_time_s) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
