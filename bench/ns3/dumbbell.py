@@ -10,7 +10,7 @@ Prints one JSON line: wall time of Simulator::Run, events, goodput.
 
 Model matching (see docs/benchmarks.md): TcpNewReno, SACK off, timestamps off (40-byte
 headers, 1460-byte segments -> 1500-byte IP packets), an ACK per segment (DelAckCount 1),
-initial window 2, minimum RTO 200 ms, large socket buffers, BulkSend to PacketSink, flows
+initial window 2, minimum RTO 200 ms, socket buffers that never limit the window, BulkSend to PacketSink, flows
 starting uniformly within the first second; point-to-point links with DropTail device
 queues of the given sizes and no traffic-control queue discs.
 """
@@ -41,8 +41,14 @@ def main():
     ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1460))
     ns.Config.SetDefault("ns3::TcpSocket::DelAckCount", ns.UintegerValue(1))
     ns.Config.SetDefault("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(2))
-    ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(1 << 30))
-    ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(1 << 30))
+    # Socket buffers never limit the window (8 x (BDP + queue) shared out per flow, at least
+    # 1 MB, at most 64 MB) yet stay small enough that BulkSend's initial fill of every
+    # send buffer does not dominate the run or the memory.
+    bps = float(rate.replace("Gbps", "e9").replace("Mbps", "e6"))
+    rtt = 2 * (float(delay.replace("ms", "")) + 2) / 1e3
+    buf = int(min(64 << 20, max(1 << 20, 8 * (bps * rtt / 8 + queue * 1500) / flows)))
+    ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(buf))
+    ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(buf))
     ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
     ns.Config.SetDefault("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
     ns.Config.SetDefault("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.MilliSeconds(200)))
