@@ -81,7 +81,7 @@ def test_pcap_retransmissions_match_counters(tmp_path, cli, profile):
 
 def tshark(*args):
     exe = shutil.which("tshark")
-    assert exe, "tshark is required (scripts/test-all.sh installs Debian's tshark)"
+    assert exe, "tshark is required (.ci/run installs Debian's tshark)"
     r = subprocess.run([exe, *map(str, args)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     return r.stdout.splitlines()
