@@ -126,13 +126,27 @@ pub struct Network {
     pub links: Vec<LinkDir>,
     /// `next_hop[node * n + dst]` = outgoing link direction, or [`NO_ROUTE`].
     next_hop: Vec<u32>,
+    /// For a node with a single outgoing link (a host): that link, used without a table
+    /// look-up (the n×n table does not fit in cache for large topologies).
+    sole_link: Vec<u32>,
     dropped: Dropped,
 }
 
 impl Network {
     pub fn new(nodes: Vec<Node>, links: Vec<LinkDir>) -> Self {
-        let mut net = Network { nodes, links, next_hop: Vec::new(), dropped: Vec::with_capacity(16) };
+        let mut net = Network { nodes, links, next_hop: Vec::new(), sole_link: Vec::new(), dropped: Vec::with_capacity(16) };
         net.compute_routes();
+        let mut out_degree = vec![0u32; net.nodes.len()];
+        net.sole_link = vec![NO_ROUTE; net.nodes.len()];
+        for (i, l) in net.links.iter().enumerate() {
+            out_degree[l.from as usize] += 1;
+            net.sole_link[l.from as usize] = i as u32;
+        }
+        for (v, d) in out_degree.iter().enumerate() {
+            if *d != 1 {
+                net.sole_link[v] = NO_ROUTE;
+            }
+        }
         net
     }
 
@@ -169,6 +183,10 @@ impl Network {
     /// The link direction `node` uses towards `dst`.
     #[inline]
     pub fn route(&self, node: u32, dst: u32) -> u32 {
+        let sole = self.sole_link[node as usize];
+        if sole != NO_ROUTE && node != dst {
+            return sole;
+        }
         self.next_hop[node as usize * self.nodes.len() + dst as usize]
     }
 
