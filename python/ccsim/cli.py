@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import sys
 from pathlib import Path
 from typing import List, Optional
 
@@ -285,13 +284,8 @@ def bench_cmd(
 
 
 def main() -> None:
-    """Console entry point."""
-    try:
-        app()
-    except SystemExit as e:
-        # click's usage errors exit 2 already; keep every other code as is.
-        raise
-    sys.exit(0)
+    """Console entry point (click's usage errors exit with status 2, as invalid input)."""
+    app()
 
 
 if __name__ == "__main__":

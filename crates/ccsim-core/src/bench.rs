@@ -107,24 +107,14 @@ pub fn measure(name: &str, toml: &str, bottleneck: &str) -> Result<BenchResult, 
     let goodput_bps: f64 =
         res.flows.i64("goodput_bytes").map(|v| v.iter().sum::<i64>() as f64 * 8.0 / res.sim_time_s).unwrap_or(0.0);
     let flows = res.flows.rows();
-    let q = &res.queues;
-    let links = match q.column("link") {
+    // Departures of the bottleneck's forward (a->b) direction; link directions are listed
+    // a->b first for every link.
+    let links = match res.queues.column("link") {
         Some(crate::measure::Column::Str(v)) => v.clone(),
         _ => vec![],
     };
-    let dirs = match q.column("direction") {
-        Some(crate::measure::Column::Str(v)) => v.clone(),
-        _ => vec![],
-    };
-    let deps = q.i64("departures").unwrap_or(&[]);
-    let mut pkts = 0u64;
-    for i in 0..links.len() {
-        // Forward direction only: a->b is listed first for every link.
-        if links[i] == bottleneck && (i % 2 == 0) {
-            pkts += deps[i] as u64;
-            let _ = &dirs[i];
-        }
-    }
+    let deps = res.queues.i64("departures").unwrap_or(&[]);
+    let pkts: u64 = (0..links.len()).filter(|&i| links[i] == bottleneck && i % 2 == 0).map(|i| deps[i] as u64).sum();
     Ok(BenchResult {
         name: name.to_string(),
         events: res.events,
