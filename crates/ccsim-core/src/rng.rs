@@ -40,6 +40,9 @@ pub fn stream(seed: u64, name: &str) -> SimRng {
     ChaCha8Rng::from_seed(key)
 }
 
+// Transcendental functions come from the `libm` crate (a pure-Rust port of musl's libm),
+// not the platform's C library, so that draws are bit-identical on every platform.
+
 /// Uniform draw on (0, 1], never 0 (safe for `ln`).
 #[inline]
 pub fn uniform_open0(rng: &mut SimRng) -> f64 {
@@ -49,14 +52,29 @@ pub fn uniform_open0(rng: &mut SimRng) -> f64 {
 /// Exponential draw with the given mean.
 #[inline]
 pub fn exponential(rng: &mut SimRng, mean: f64) -> f64 {
-    -mean * uniform_open0(rng).ln()
+    -mean * libm::log(uniform_open0(rng))
+}
+
+/// `base^n` by repeated squaring: exact the same way on every platform (unlike `powi`,
+/// whose precision Rust leaves unspecified).
+#[inline]
+pub fn powi_exact(base: f64, n: u32) -> f64 {
+    let (mut result, mut b, mut n) = (1.0, base, n);
+    while n > 0 {
+        if n & 1 == 1 {
+            result *= b;
+        }
+        b *= b;
+        n >>= 1;
+    }
+    result
 }
 
 /// Pareto draw with the given mean and shape (> 1), as ns-2's Pareto on/off source.
 #[inline]
 pub fn pareto(rng: &mut SimRng, mean: f64, shape: f64) -> f64 {
     let scale = mean * (shape - 1.0) / shape;
-    scale / uniform_open0(rng).powf(1.0 / shape)
+    scale / libm::pow(uniform_open0(rng), 1.0 / shape)
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ impl RedParams {
     }
     pub fn ns2_auto_w_q(ptc: f64, delay: Time) -> f64 {
         let rtt = (3.0 * (to_secs(delay) + 1.0 / ptc)).max(0.1);
-        1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
+        1.0 - libm::exp(-1.0 / (10.0 * rtt * ptc))
     }
     pub fn ptc(rate_bps: u64, mean_pktsize: f64) -> f64 {
         rate_bps as f64 / (8.0 * mean_pktsize)
@@ -121,7 +121,7 @@ impl Red {
             None => 0,
         };
         // ns-2 estimator(): (1−w)^(m+1)·avg + w·q.
-        self.avg = self.avg * (1.0 - w).powi(m + 1) + w * q;
+        self.avg = self.avg * crate::rng::powi_exact(1.0 - w, (m + 1).max(0) as u32) + w * q;
     }
 
     /// The arrival's fate: `None` = accept, `Some(reason)` = drop.
@@ -339,7 +339,7 @@ mod tests {
         // One second idle at ptc = 1000: avg decays by (1-w)^1001 then adds w·0.
         let id = pool.alloc(Packet { size: 1000, ..Default::default() });
         red.enqueue(1_001_000_000, id, &pool, &mut dropped);
-        let expect = a * (1.0f64 - 0.002).powi(1001);
+        let expect = a * crate::rng::powi_exact(1.0 - 0.002, 1001);
         assert!((red.avg() - expect).abs() < 1e-12, "{} vs {}", red.avg(), expect);
     }
 
@@ -351,6 +351,6 @@ mod tests {
         assert_eq!(RedParams::ns2_auto_min_th(ptc), 6.25);
         let w = RedParams::ns2_auto_w_q(ptc, 10_000_000);
         let rtt = 0.1f64.max(3.0 * (0.01 + 1.0 / 2500.0));
-        assert!((w - (1.0 - (-1.0 / (10.0 * rtt * 2500.0)).exp())).abs() < 1e-15);
+        assert!((w - (1.0 - (-1.0f64 / (10.0 * rtt * 2500.0)).exp())).abs() < 1e-15);
     }
 }
