@@ -81,6 +81,8 @@ def run_suite(names: list[str], reps: int, ns3_python: str | None, ns3_script: P
             # ns-3's CPU time of Simulator::Run when reported (robust to a busy machine), else its wall time.
             entry["speedup"] = nb.get("cpu_s", nb["wall_s"]) / best["wall_s"]
             entry["goodput_diff"] = best["goodput_bps"] / nb["goodput_bps"] - 1 if nb["goodput_bps"] else None
+            if nb.get("goodput_steady_bps") and best.get("goodput_steady_bps"):
+                entry["goodput_steady_diff"] = best["goodput_steady_bps"] / nb["goodput_steady_bps"] - 1
         results["scenarios"][name] = entry
     if memory_flows:
         results["idle_memory"] = memory_per_idle_flow(memory_flows)

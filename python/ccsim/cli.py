@@ -252,7 +252,7 @@ def bench_cmd(
     t = Table(title=f"ccsim {__version__} benchmarks (best of {reps}, one process per run)")
     cols = ["scenario", "flows", "sim s", "wall s", "M events/s", "M bottleneck pkts/s", "goodput Mb/s", "peak RSS MB", "engine MB"]
     if ns3:
-        cols += ["ns-3 wall s", "ns-3 goodput Mb/s", "speed-up", "goodput diff"]
+        cols += ["ns-3 CPU s", "ns-3 goodput Mb/s", "speed-up", "goodput diff", "steady diff"]
     for c in cols:
         t.add_column(c, justify="left" if c == "scenario" else "right")
     for name, e in res["scenarios"].items():
@@ -262,8 +262,10 @@ def bench_cmd(
                f"{e['engine_rss_mb']:.0f}"]
         if ns3:
             nb = e.get("ns3_best")
-            row += ([f"{nb['wall_s']:.1f}", f"{nb['goodput_bps'] / 1e6:.1f}", f"{e['speedup']:.0f}x",
-                     f"{100 * e['goodput_diff']:+.1f}%" if e.get("goodput_diff") is not None else "-"] if nb else ["-"] * 4)
+            row += ([f"{nb.get('cpu_s', nb['wall_s']):.1f}", f"{nb['goodput_bps'] / 1e6:.1f}", f"{e['speedup']:.0f}x",
+                     f"{100 * e['goodput_diff']:+.1f}%" if e.get("goodput_diff") is not None else "-",
+                     f"{100 * e['goodput_steady_diff']:+.1f}%" if e.get("goodput_steady_diff") is not None else "-"]
+                    if nb else ["-"] * 5)
         t.add_row(*row)
     out.print(t)
     out.print(f"peak RSS = whole process; engine MB = peak RSS minus an idle ccsim process ({res['baseline_rss_mb']:.0f} MB: "

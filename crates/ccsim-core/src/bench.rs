@@ -13,6 +13,9 @@ pub struct BenchResult {
     pub events_per_s: f64,
     pub bottleneck_pkts_per_s: f64,
     pub peak_packets: usize,
+    /// Goodput after a warm-up of min(10 s, half the run) (from a second, untimed run with
+    /// that warm-up), bit/s: the steady state, without start-up transients.
+    pub goodput_steady_bps: f64,
     /// Payload bytes delivered by all flows × 8 / simulated time, bit/s.
     pub goodput_bps: f64,
     pub flows: usize,
@@ -107,6 +110,7 @@ pub fn measure(name: &str, toml: &str, bottleneck: &str) -> Result<BenchResult, 
     let goodput_bps: f64 =
         res.flows.i64("goodput_bytes").map(|v| v.iter().sum::<i64>() as f64 * 8.0 / res.sim_time_s).unwrap_or(0.0);
     let flows = res.flows.rows();
+    let goodput_steady_bps = steady_goodput(toml)?;
     // Departures of the bottleneck's forward (a->b) direction; link directions are listed
     // a->b first for every link.
     let links = match res.queues.column("link") {
@@ -125,8 +129,20 @@ pub fn measure(name: &str, toml: &str, bottleneck: &str) -> Result<BenchResult, 
         bottleneck_pkts_per_s: pkts as f64 / res.wall_s,
         peak_packets: res.peak_packets,
         goodput_bps,
+        goodput_steady_bps,
         flows,
     })
+}
+
+/// Runs `toml` again with a warm-up of min(10 s, half the run) and returns the payload
+/// goodput of all flows over the rest, bit/s.
+fn steady_goodput(toml: &str) -> Result<f64, String> {
+    let mut spec = crate::scenario::from_toml(toml).map_err(|e| e.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n"))?;
+    let warm = (spec.duration / 2).min(10 * crate::units::SEC);
+    spec.warmup = warm;
+    let res = Simulation::with_options(spec, &Default::default())?.run_to_results(None);
+    let bytes: i64 = res.flows.i64("goodput_bytes").map(|v| v.iter().sum()).unwrap_or(0);
+    Ok(bytes as f64 * 8.0 / (res.sim_time_s - res.warmup_s))
 }
 
 #[cfg(test)]

@@ -147,6 +147,7 @@ fn bench_dict(py: Python<'_>, r: ccsim_core::bench::BenchResult) -> PyResult<PyO
     d.set_item("name", r.name)?;
     d.set_item("flows", r.flows)?;
     d.set_item("goodput_bps", r.goodput_bps)?;
+    d.set_item("goodput_steady_bps", r.goodput_steady_bps)?;
     d.set_item("sim_s", r.sim_s)?;
     d.set_item("events", r.events)?;
     d.set_item("wall_s", r.wall_s)?;
