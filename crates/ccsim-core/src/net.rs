@@ -219,6 +219,15 @@ impl Network {
         let link = &mut self.links[ld as usize];
         let size = pool.get(id).size;
         link.stats.on_arrival(now, link.qlen, link.qbytes, size);
+        // Fast path: an idle link with an empty pass-through queue (DropTail) sends the
+        // packet at once; going through enqueue + dequeue would change nothing.
+        if link.qlen == 0 && !link.txend_pending && now >= link.busy_until && link.queue.passes_through_when_empty(size) {
+            // Exactly the accounting of enqueue + immediate dequeue.
+            link.stats.note_len(1, size as u64);
+            link.stats.on_departure(now, 1, size as u64, size);
+            Self::transmit(link, ld, id, size, sched, pool, flows);
+            return;
+        }
         self.dropped.clear();
         link.queue.enqueue(now, id, pool, &mut self.dropped);
         // Mirror the queue's length without asking it (every packet leaves a queue by
@@ -262,6 +271,13 @@ impl Network {
         link.qlen -= 1;
         link.qbytes -= size as u64;
         link.stats.on_departure(now, lp, lb, size);
+        Self::transmit(link, ld, id, size, sched, pool, flows);
+    }
+
+    /// Serializes packet `id` (already out of the queue, departure counted) starting now.
+    #[inline]
+    fn transmit(link: &mut LinkDir, ld: u32, id: PktId, size: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+        let now = sched.now();
         if let Some(cap) = link.capture.as_mut() {
             cap.record(now, link.from, link.to, pool.get(id));
         }

@@ -28,6 +28,11 @@ impl Queue for DropTail {
     fn dequeue(&mut self, _now: Time, pool: &PacketPool) -> Option<PktId> {
         self.fifo.pop(pool)
     }
+    #[inline]
+    fn passes_through_when_empty(&self, size: u32) -> bool {
+        debug_assert!(self.fifo.is_empty());
+        self.limit.admits(&self.fifo, size)
+    }
     fn len_pkts(&self) -> usize {
         self.fifo.len()
     }

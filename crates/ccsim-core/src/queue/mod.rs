@@ -62,6 +62,13 @@ pub trait Queue: Send {
     fn len_pkts(&self) -> usize;
     /// Bytes queued.
     fn len_bytes(&self) -> u64;
+    /// True if, when the queue is empty and the transmitter idle, a packet of `size` bytes
+    /// would be accepted and sent at once with no effect on the queue's state — so the link
+    /// may skip `enqueue`/`dequeue` for it (DropTail; not RED, whose average must see every
+    /// arrival). Must not change any result.
+    fn passes_through_when_empty(&self, _size: u32) -> bool {
+        false
+    }
     /// Names of extra state exposed to traces (e.g. RED's average).
     fn probe_names(&self) -> &'static [&'static str] {
         &[]
