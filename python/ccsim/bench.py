@@ -46,10 +46,13 @@ def ns3_run(python: str, script: Path, name: str) -> dict:
 
 
 def memory_per_idle_flow(n: int = 50_000) -> dict:
-    """Peak RSS with n idle TCP flows minus that with none, per flow."""
-    base, rss0 = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", "0"])
-    big, rss1 = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", str(n)])
-    return {"flows": n, "rss_base_mb": rss0, "rss_mb": rss1, "bytes_per_flow": (rss1 - rss0) * 1024 * 1024 / n}
+    """Memory per idle TCP flow: the slope of peak RSS between runs with n/2 and 3n/2 flows
+    that never start (a difference of two large runs, so the process's fixed footprint and
+    its noise cancel)."""
+    lo, hi = max(n // 2, 1), 3 * max(n // 2, 1)
+    _, rss_lo = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", str(lo)])
+    _, rss_hi = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", str(hi)])
+    return {"flows": hi - lo, "rss_base_mb": rss_lo, "rss_mb": rss_hi, "bytes_per_flow": (rss_hi - rss_lo) * 1024 * 1024 / (hi - lo)}
 
 
 def _process_rss_note() -> str:

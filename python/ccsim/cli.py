@@ -272,7 +272,7 @@ def bench_cmd(
               "Python, numpy, pyarrow)")
     if "idle_memory" in res:
         m = res["idle_memory"]
-        out.print(f"memory per idle TCP flow: {m['bytes_per_flow']:.0f} bytes ({m['flows']:,} flows: "
+        out.print(f"memory per idle TCP flow: {m['bytes_per_flow']:.0f} bytes ({m['flows']:,} more flows: "
                   f"{m['rss_mb']:.0f} MB vs {m['rss_base_mb']:.0f} MB peak RSS)")
     if sweep_runs:
         sw = sweep_scaling(sweep_runs)

@@ -101,8 +101,15 @@ start_jitter = "1s"
 /// Names of the TCP benchmark scenarios.
 pub const TCP_SCENARIOS: [&str; 4] = ["S1", "S2", "S3", "S4"];
 
-/// Runs a scenario and measures it; `bottleneck` names the link counted.
+/// Runs a scenario and measures it; `bottleneck` names the link counted. The steady-state
+/// goodput comes from a second, untimed run with a warm-up.
 pub fn measure(name: &str, toml: &str, bottleneck: &str) -> Result<BenchResult, String> {
+    measure_with(name, toml, bottleneck, true)
+}
+
+/// As [`measure`]; `steady = false` skips the second run (NaN steady goodput), e.g. when
+/// the process's peak memory is what is being measured.
+pub fn measure_with(name: &str, toml: &str, bottleneck: &str, steady: bool) -> Result<BenchResult, String> {
     let spec = crate::scenario::from_toml(toml).map_err(|e| e.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n"))?;
     let sim = Simulation::with_options(spec, &Default::default())?;
     let res = sim.run_to_results(None);
@@ -110,7 +117,8 @@ pub fn measure(name: &str, toml: &str, bottleneck: &str) -> Result<BenchResult, 
     let goodput_bps: f64 =
         res.flows.i64("goodput_bytes").map(|v| v.iter().sum::<i64>() as f64 * 8.0 / res.sim_time_s).unwrap_or(0.0);
     let flows = res.flows.rows();
-    let goodput_steady_bps = steady_goodput(toml)?;
+    drop(res.series);
+    let goodput_steady_bps = if steady { steady_goodput(toml)? } else { f64::NAN };
     // Departures of the bottleneck's forward (a->b) direction; link directions are listed
     // a->b first for every link.
     let links = match res.queues.column("link") {

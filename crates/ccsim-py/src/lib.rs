@@ -159,8 +159,12 @@ fn bench_dict(py: Python<'_>, r: ccsim_core::bench::BenchResult) -> PyResult<PyO
 }
 
 fn bench_run(py: Python<'_>, name: &str, toml: String) -> PyResult<PyObject> {
+    bench_run_with(py, name, toml, true)
+}
+
+fn bench_run_with(py: Python<'_>, name: &str, toml: String, steady: bool) -> PyResult<PyObject> {
     let r = py
-        .allow_threads(|| guarded(|| ccsim_core::bench::measure(name, &toml, "bottleneck")))?
+        .allow_threads(|| guarded(|| ccsim_core::bench::measure_with(name, &toml, "bottleneck", steady)))?
         .map_err(PyRuntimeError::new_err)?;
     bench_dict(py, r)
 }
@@ -172,10 +176,12 @@ fn bench_cbr(py: Python<'_>, flows: usize, bottleneck_bps: f64, duration_s: f64,
     bench_run(py, "cbr", ccsim_core::bench::cbr_dumbbell_toml(flows, bottleneck_bps, duration_s, load))
 }
 
-/// Engine benchmark of any TOML scenario (no result tables built in Python).
+/// Engine benchmark of any TOML scenario (no result tables built in Python); `steady`
+/// adds the steady-state goodput from a second run.
 #[pyfunction]
-fn bench_toml(py: Python<'_>, name: &str, toml: String) -> PyResult<PyObject> {
-    bench_run(py, name, toml)
+#[pyo3(signature = (name, toml, steady=false))]
+fn bench_toml(py: Python<'_>, name: &str, toml: String, steady: bool) -> PyResult<PyObject> {
+    bench_run_with(py, name, toml, steady)
 }
 
 /// Benchmark scenario TOML by name (S1..S4), or None.

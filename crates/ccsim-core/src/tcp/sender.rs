@@ -31,7 +31,8 @@ const TIMER_PACE: u16 = 1;
 
 pub struct TcpSender {
     cfg: Arc<TcpConfig>,
-    rng: SimRng,
+    /// Only kept when `overhead` needs random draws (a ChaCha state is ~300 bytes per flow).
+    rng: Option<Box<SimRng>>,
     cc: Box<dyn CongestionControl>,
     rtt: RttEstimator,
     snd_una: u64,
@@ -75,7 +76,7 @@ impl TcpSender {
         let rtt = RttEstimator::new(cfg.rtt_mode, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
         let app_limit = cfg.bytes.unwrap_or(u64::MAX);
         TcpSender {
-            rng,
+            rng: (cfg.overhead > 0).then(|| Box::new(rng)),
             rwnd: cfg.window_bytes,
             cfg,
             cc,
@@ -215,7 +216,8 @@ impl TcpSender {
         if self.cfg.overhead > 0 {
             // ns-2 `overhead_`: a random delay before the next transmission (breaks phase
             // effects of deterministic simulations without reordering).
-            self.pace_next = ctx.now + self.rng.gen_range(0..self.cfg.overhead);
+            let rng = self.rng.as_mut().expect("an rng is kept whenever overhead > 0");
+            self.pace_next = ctx.now + rng.gen_range(0..self.cfg.overhead);
         }
         if let Some(rate) = self.cc.pacing_rate() {
             if rate > 0.0 {
