@@ -116,3 +116,12 @@ def test_bench_unknown_scenario_exit_2(cli):
     r = cli("bench", "-s", "S9")
     assert r.returncode == 2
     assert "S9" in r.stderr
+
+
+def test_error_messages_keep_brackets(cli, tmp_path):
+    # "[dumbbell]" in a message must not be swallowed as terminal markup.
+    p = tmp_path / "empty.toml"
+    p.write_text('[simulation]\nduration = "1s"\n')
+    r = cli("validate", p)
+    assert r.returncode == 2
+    assert "[dumbbell]" in r.stderr

@@ -13,6 +13,7 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from . import __version__
@@ -44,7 +45,7 @@ def guarded(fn):
         try:
             return fn(*args, **kwargs)
         except ScenarioError as e:
-            err.print(f"[bold red]invalid scenario[/]: {e}", markup=True, highlight=False, soft_wrap=True)
+            err.print(f"[bold red]invalid scenario[/]: {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
             raise typer.Exit(2)
         except KeyboardInterrupt:
             err.print("interrupted")
@@ -64,7 +65,7 @@ def _mbps(x) -> str:
 
 def print_summary(res) -> None:
     m = res.meta
-    out.print(f"[bold]{m['name']}[/]  seed {m['seed']}  {m['sim_time_s']:g} s simulated  "
+    out.print(f"[bold]{escape(m['name'])}[/]  seed {m['seed']}  {m['sim_time_s']:g} s simulated  "
               f"{m['events']:,} events in {m['wall_s']:.3f} s ({m['events'] / max(m['wall_s'], 1e-9) / 1e6:.2f} M events/s)"
               + ("" if m["stop"] == "end_time" else f"  [yellow]stopped: {m['stop']}[/]"))
     s = res.summary()
@@ -72,7 +73,7 @@ def print_summary(res) -> None:
     for c in ("flow", "kind", "src→dst", "goodput Mb/s", "sent", "delivered", "drops", "loss", "mean delay ms"):
         t.add_column(c, justify="right" if c not in ("flow", "kind", "src→dst") else "left")
     for f in s["flows"][:40]:
-        t.add_row(f["name"], f["kind"], f"{f['src']}→{f['dst']}", _mbps(f["goodput_bps"]), f"{f['sent_pkts']:,}",
+        t.add_row(escape(f["name"]), f["kind"], escape(f"{f['src']}→{f['dst']}"), _mbps(f["goodput_bps"]), f"{f['sent_pkts']:,}",
                   f"{f['delivered_pkts']:,}", f"{f['queue_drops'] + f['wire_losses']:,}", f"{(f['loss_rate'] or 0):.4f}",
                   "-" if f["delay_mean_s"] is None else f"{f['delay_mean_s'] * 1e3:.3f}")
     if len(s["flows"]) > 40:
@@ -85,7 +86,7 @@ def print_summary(res) -> None:
             t.add_column(c, justify="left" if c in ("direction", "queue") else "right")
         for q in busy:
             drops = q["drops_overflow"] + q["drops_early"] + q["drops_forced"]
-            t.add_row(q["direction"], q["queue"], f"{q['utilization']:.3f}", f"{q['mean_len_pkts']:.2f}",
+            t.add_row(escape(q["direction"]), q["queue"], f"{q['utilization']:.3f}", f"{q['mean_len_pkts']:.2f}",
                       str(q["max_len_pkts"]), f"{drops:,}" + (f" (+{q['drops_loss']:,} wire)" if q["drops_loss"] else ""))
         out.print(t)
 
@@ -113,7 +114,7 @@ def run_cmd(
         if res.files and out_dir is None:
             out.print("pcap written: " + ", ".join(res.files.values()), markup=False)
         if out_dir is not None:
-            out.print(f"results written to {out_dir}/")
+            out.print(f"results written to {out_dir}/", markup=False)
 
 
 @app.command("sweep")
@@ -139,13 +140,13 @@ def sweep_cmd(
             df = res.summary(m)
             if df.empty:
                 continue
-            t = Table(title=f"{spec.name}: {m} (mean and 95 % CI over seeds)", title_justify="left")
+            t = Table(title=escape(f"{spec.name}: {m} (mean and 95 % CI over seeds)"), title_justify="left")
             for c in df.columns:
-                t.add_column(str(c), justify="right")
+                t.add_column(escape(str(c)), justify="right")
             for _, row in df.iterrows():
-                t.add_row(*[f"{v:.6g}" if isinstance(v, float) else str(v) for v in row.values])
+                t.add_row(*[f"{v:.6g}" if isinstance(v, float) else escape(str(v)) for v in row.values])
             out.print(t)
-    out.print(f"catalog: {res.out}/catalog.duckdb ({res.ran} ran, {res.cached} cached, {res.failed} failed)")
+    out.print(f"catalog: {res.out}/catalog.duckdb ({res.ran} ran, {res.cached} cached, {res.failed} failed)", markup=False)
     if res.failed:
         raise typer.Exit(1 if res.failed == res.total else 0)
 
@@ -194,7 +195,7 @@ def reproduce_cmd(
         target = out_dir if (out_dir and len(papers) == 1) else (out_dir or Path("results")) / f"{p.id}-{mode}"
         r = reproduce(p, target, mode=mode, workers=workers, dask=dask, progress=not quiet, log=log)
         held = sum(1 for v in r["verdicts"] if v.holds is True)
-        out.print(f"{p.id}: {held}/{len(r['verdicts'])} claims hold; report: {r['report_md']} and {r['report_html']}")
+        out.print(f"{p.id}: {held}/{len(r['verdicts'])} claims hold; report: {r['report_md']} and {r['report_html']}", markup=False)
         failed += sum(s.failed for s in r["sweeps"].values())
     if failed:
         err.print(f"{failed} runs failed (recorded in the catalog)")
@@ -212,7 +213,7 @@ def validate_cmd(
 
     d = apply_overrides(load(scenario), set_)
     info = validate(d)
-    out.print(f"ok: {info['name']}: {info['nodes']} nodes, {info['links']} links, {info['flows']} flows, "
+    out.print(f"ok: {escape(info['name'])}: {info['nodes']} nodes, {info['links']} links, {info['flows']} flows, "
               f"{info['traces']} traces, {info['duration_s']:g} s, seed {info['seed']}")
 
 
