@@ -125,3 +125,26 @@ def test_error_messages_keep_brackets(cli, tmp_path):
     r = cli("validate", p)
     assert r.returncode == 2
     assert "[dumbbell]" in r.stderr
+
+
+def test_ctrl_c_stops_a_run_promptly(tmp_path):
+    """SIGINT during the engine run ends it (exit 130) instead of waiting for the end."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from ccsim import _core
+
+    scen = tmp_path / "long.toml"
+    scen.write_text(_core.bench_scenario("S1").replace("duration = 60", "duration = 100000"))
+    exe = Path(sys.executable).with_name("ccsim")
+    p = subprocess.Popen([str(exe), "run", str(scen)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    assert time.monotonic() - t0 < 10
