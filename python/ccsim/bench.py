@@ -55,13 +55,9 @@ def memory_per_idle_flow(n: int = 50_000) -> dict:
     return {"flows": hi - lo, "rss_base_mb": rss_lo, "rss_mb": rss_hi, "bytes_per_flow": (rss_hi - rss_lo) * 1024 * 1024 / (hi - lo)}
 
 
-def _process_rss_note() -> str:
-    return "peak RSS of the whole process (Python interpreter, ccsim and its libraries included)"
-
-
 def run_suite(names: list[str], reps: int, ns3_python: str | None, ns3_script: Path | None, cbr: tuple[int, float, float],
               memory_flows: int | None, on_result=None) -> dict:
-    results: dict = {"scenarios": {}, "note": _process_rss_note()}
+    results: dict = {"scenarios": {}, "note": "peak RSS of the whole process (Python interpreter, ccsim and its libraries included)"}
     _, base_rss = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", "0"])
     results["baseline_rss_mb"] = base_rss
     for name in names:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from . import __version__
 from .catalog import Catalog
-from .papers import Context, Paper, Verdict
+from .papers import Context, Paper
 from .sweep import sweep
 
 

@@ -19,9 +19,7 @@ import copy
 import io
 import itertools
 import json
-import math
 import os
-import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -30,7 +28,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from . import __version__
 from .catalog import Catalog, scenario_hash
-from .scenario import PathLike, Scenario, ScenarioError, as_dict, load, loads, set_path
+from .scenario import PathLike, Scenario, ScenarioError, as_dict, load, set_path
 
 
 @dataclass

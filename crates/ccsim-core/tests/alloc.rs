@@ -42,7 +42,6 @@ fn allocs_during_run(duration_s: f64) -> (u64, u64) {
 fn per_packet_path_is_allocation_free() {
     let (a1, p1) = allocs_during_run(1.0);
     let (a4, p4) = allocs_during_run(4.0);
-    eprintln!("allocs {a1} for {p1} packets, {a4} for {p4}");
     assert!(p4 > 3 * p1 && p1 > 5_000, "packets {p1} {p4}");
     // Only amortised growth (a handful of doublings, drop-site records) may differ.
     assert!(a4 <= a1 + 16, "allocations grew with packets: {a1} for {p1} packets, {a4} for {p4}");
