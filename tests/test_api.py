@@ -179,7 +179,7 @@ def test_gil_is_released_while_the_engine_runs():
 
     toml = _core.bench_scenario("S1")
     d = ccsim.loads(toml)
-    d["simulation"]["duration"] = 30
+    d["simulation"]["duration"] = 60
     done = []
     t = threading.Thread(target=lambda: done.append(ccsim.run(d)))
     t.start()

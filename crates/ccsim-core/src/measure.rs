@@ -56,6 +56,50 @@ impl QueueStats {
         self.departure_bytes += size as u64;
     }
 
+    /// Adds queue-length area directly (packet·ns, byte·ns): lazy links count a packet's
+    /// whole wait when its crossing is decided.
+    #[inline]
+    pub(crate) fn add_area(&mut self, pkts_ns: u128, bytes_ns: u128) {
+        self.area_pkts += pkts_ns;
+        self.area_bytes += bytes_ns;
+    }
+
+    pub(crate) fn sub_area(&mut self, pkts_ns: u128, bytes_ns: u128) {
+        self.area_pkts -= pkts_ns;
+        self.area_bytes -= bytes_ns;
+    }
+
+    pub(crate) fn undo_drop(&mut self, reason: DropReason, size: u32) {
+        self.drops[reason as usize] -= 1;
+        self.drop_bytes[reason as usize] -= size as u64;
+    }
+
+    /// Marks the area as integrated up to `t`.
+    pub(crate) fn set_last(&mut self, t: Time) {
+        self.last = t;
+    }
+
+    /// Starts the measurement window at `t`.
+    pub(crate) fn set_since(&mut self, t: Time) {
+        self.since = t;
+        self.last = t;
+    }
+
+    /// Takes away every additive counter of `o` (what had happened by some instant).
+    pub(crate) fn subtract(&mut self, o: &QueueStats) {
+        self.arrivals -= o.arrivals;
+        self.arrival_bytes -= o.arrival_bytes;
+        self.departures -= o.departures;
+        self.departure_bytes -= o.departure_bytes;
+        for i in 0..DropReason::COUNT {
+            self.drops[i] -= o.drops[i];
+            self.drop_bytes[i] -= o.drop_bytes[i];
+        }
+        self.busy_ns -= o.busy_ns;
+        self.area_pkts -= o.area_pkts;
+        self.area_bytes -= o.area_bytes;
+    }
+
     #[inline]
     pub fn on_drop(&mut self, reason: DropReason, size: u32) {
         self.drops[reason as usize] += 1;
@@ -116,13 +160,30 @@ pub struct FlowStats {
 impl FlowStats {
     #[inline]
     pub fn on_drop(&mut self, link: u32, reason: DropReason, p: &Packet) {
-        let forward = p.kind != crate::packet::Kind::Ack;
+        self.on_drop_parts(link, reason, p.kind != crate::packet::Kind::Ack, p.size)
+    }
+
+    /// A drop of a `size`-byte packet (`forward`: a non-ACK packet of this flow).
+    #[inline]
+    pub fn on_drop_parts(&mut self, link: u32, reason: DropReason, forward: bool, size: u32) {
         match self.drop_sites.iter_mut().find(|s| s.link == link && s.reason == reason && s.forward == forward) {
             Some(s) => {
                 s.pkts += 1;
-                s.bytes += p.size as u64;
+                s.bytes += size as u64;
             }
-            None => self.drop_sites.push(DropSite { link, reason, forward, pkts: 1, bytes: p.size as u64 }),
+            None => self.drop_sites.push(DropSite { link, reason, forward, pkts: 1, bytes: size as u64 }),
+        }
+    }
+
+    /// Takes back a drop counted by [`FlowStats::on_drop_parts`]; a site left empty goes.
+    pub fn undo_drop_parts(&mut self, link: u32, reason: DropReason, forward: bool, size: u32) {
+        if let Some(i) = self.drop_sites.iter().position(|s| s.link == link && s.reason == reason && s.forward == forward) {
+            let s = &mut self.drop_sites[i];
+            s.pkts -= 1;
+            s.bytes -= size as u64;
+            if s.pkts == 0 {
+                self.drop_sites.remove(i);
+            }
         }
     }
 

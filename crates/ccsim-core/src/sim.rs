@@ -3,7 +3,7 @@
 use crate::agent::{Agent, Core, Ctx, TIMER_START, TIMER_STOP};
 use crate::engine::{Event, Scheduler, Side};
 use crate::measure::{Column, FlowStats, Series, Table};
-use crate::net::{LinkDir, Network, Node};
+use crate::net::{LinkDir, Network, Node, WarmupStep};
 use crate::packet::PacketPool;
 use crate::queue::DropReason;
 use crate::rng::stream;
@@ -78,6 +78,10 @@ pub struct Results {
 pub struct SimOptions {
     /// Folder for pcap files; the current directory when `None`.
     pub output_dir: Option<std::path::PathBuf>,
+    /// Run every link with an event per packet per stage (the reference implementation
+    /// of the same model), instead of the event-free FIFO links and cut-through (see
+    /// [`crate::net`]). Slower; for validating the fast paths.
+    pub per_hop_events: bool,
 }
 
 pub struct Simulation {
@@ -126,7 +130,16 @@ impl Simulation {
             let w = crate::trace::pcap::PcapWriter::create(&dir.join(&p.file))?;
             links[p.link_dir as usize].capture = Some(Box::new(w));
         }
-        let net = Network::new(nodes, links);
+        let mut net = Network::new(nodes, links);
+        if !opts.per_hop_events {
+            let ends: Vec<(u32, u32)> = spec.flows.iter().map(|f| (f.src, f.dst)).collect();
+            let traced: Vec<u32> = spec
+                .traces
+                .iter()
+                .filter_map(|t| if let TraceTarget::Queue(ld) = t.target { Some(ld) } else { None })
+                .collect();
+            net.enable_fast_paths(&ends, &traced);
+        }
         let mut sched = Scheduler::new();
         let mut flows = Vec::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.into_iter().enumerate() {
@@ -244,12 +257,13 @@ impl Simulation {
         t.row.push(to_secs(now));
         match t.target {
             TraceTarget::Queue(ld) => {
+                let (st, qp, qb) = self.core.net.queue_view(ld, now);
                 let l = &self.core.net.links[ld as usize];
-                t.row.push(l.queue.len_pkts() as f64);
-                t.row.push(l.queue.len_bytes() as f64);
-                t.row.push(l.stats.arrivals as f64);
-                t.row.push(l.stats.departures as f64);
-                t.row.push(l.stats.drops.iter().sum::<u64>() as f64);
+                t.row.push(qp as f64);
+                t.row.push(qb as f64);
+                t.row.push(st.arrivals as f64);
+                t.row.push(st.departures as f64);
+                t.row.push(st.drops.iter().sum::<u64>() as f64);
                 l.queue.probe(&mut t.row);
                 if let Some(m) = &l.loss {
                     t.row.push(m.state());
@@ -277,13 +291,11 @@ impl Simulation {
 
     fn end_warmup(&mut self) {
         let now = self.core.sched.now();
+        self.core.net.warmup(now, &mut self.core.flows, WarmupStep::Restart);
         for s in &mut self.core.flows {
             s.reset(now);
         }
-        for l in &mut self.core.net.links {
-            let (p, b) = (l.queue.len_pkts(), l.queue.len_bytes());
-            l.stats.reset(now, p, b);
-        }
+        self.core.net.warmup(now, &mut self.core.flows, WarmupStep::RestoreDrops);
     }
 
     /// Runs to the end time (or `max_events`, or until `stop` is set).
@@ -340,6 +352,7 @@ impl Simulation {
     /// Builds the result tables.
     pub fn results(mut self, stop: StopReason, wall_s: f64) -> Results {
         let now = self.core.sched.now();
+        self.core.net.finish(now, &mut self.core.flows);
         let mut flows = Table::default();
         let nf = self.flows.len();
         let f64col = |f: &dyn Fn(usize) -> f64| Column::F64((0..nf).map(f).collect());
@@ -401,7 +414,7 @@ impl Simulation {
         let means: Vec<(f64, f64)> = links
             .iter_mut()
             .map(|l| {
-                let (p, b) = (l.queue.len_pkts(), l.queue.len_bytes());
+                let (p, b) = (l.qlen, l.qbytes);
                 l.stats.mean_len(now, p, b)
             })
             .collect();

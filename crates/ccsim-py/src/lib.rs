@@ -116,7 +116,7 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
 fn run(py: Python<'_>, json: &str, output_dir: Option<String>) -> PyResult<PyObject> {
     let v = parse_json(json)?;
     let spec = guarded(|| scenario::from_value(&v))?.map_err(invalid)?;
-    let opts = SimOptions { output_dir: output_dir.map(std::path::PathBuf::from) };
+    let opts = SimOptions { output_dir: output_dir.map(std::path::PathBuf::from), ..Default::default() };
     let mut sim = guarded(|| Simulation::with_options(spec, &opts))?.map_err(pyo3::exceptions::PyOSError::new_err)?;
     let mut pending: Option<PyErr> = None;
     let outcome = py.allow_threads(|| {

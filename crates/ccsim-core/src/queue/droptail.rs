@@ -33,6 +33,9 @@ impl Queue for DropTail {
         debug_assert!(self.fifo.is_empty());
         self.limit.admits(&self.fifo, size)
     }
+    fn fifo_limit(&self) -> Option<Limit> {
+        Some(self.limit)
+    }
     fn len_pkts(&self) -> usize {
         self.fifo.len()
     }

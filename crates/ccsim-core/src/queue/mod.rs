@@ -69,6 +69,12 @@ pub trait Queue: Send {
     fn passes_through_when_empty(&self, _size: u32) -> bool {
         false
     }
+    /// `Some(limit)` if this discipline is a plain FIFO that drops only arriving packets,
+    /// when the queue (packets or bytes, excluding the one in transmission) would exceed
+    /// `limit` — so the link may run it without events ([`crate::net`]'s lazy links).
+    fn fifo_limit(&self) -> Option<Limit> {
+        None
+    }
     /// Names of extra state exposed to traces (e.g. RED's average).
     fn probe_names(&self) -> &'static [&'static str] {
         &[]

@@ -7,17 +7,35 @@
 //! serialization + propagation. Events: a `LinkArrive` per packet (only the head of each
 //! link's propagation line is in the heap), plus a `TxEnd` only when packets wait for the
 //! transmitter. An idle hop costs one event, a busy one two.
+//!
+//! Faster, with the same model: a link direction whose queue is a plain FIFO deciding on
+//! arrival (DropTail) runs without any event of its own ([`lazy`]): the packet's whole
+//! crossing is computed when it is offered, and only its arrival at the far node is an
+//! event. And where that far node is a router whose next link is fed by this link alone
+//! (a dumbbell's receiver-side access links, say), the packet is offered to the next link
+//! at once, for its future arrival time (cut-through): a packet then costs one event per
+//! shared queue it meets, plus one at its destination.
+
+mod lazy;
 
 use crate::engine::{Event, Scheduler};
 use crate::loss::LossModel;
 use crate::measure::{FlowStats, QueueStats};
-use crate::packet::{PacketPool, PktId};
+use crate::packet::{Kind, PacketPool, PktId};
 use crate::queue::{DropReason, Dropped, Queue};
+use lazy::{LazyFifo, Offer};
 use crate::units::{serialization, Time};
 use std::collections::VecDeque;
 
 /// No route.
 pub const NO_ROUTE: u32 = u32::MAX;
+
+/// The steps of [`Network::warmup`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarmupStep {
+    Restart,
+    RestoreDrops,
+}
 
 pub struct Node {
     pub name: String,
@@ -44,6 +62,8 @@ pub struct LinkDir {
     pub qbytes: u64,
     /// A `TxEnd` event is scheduled (packets wait for the transmitter).
     txend_pending: bool,
+    /// `TxEnd` events in the heap made void by a departure taken early (see `enqueue`).
+    void_txends: u32,
     rem: u64,
     pub stats: QueueStats,
     /// pcap capture of packets as they start serialization.
@@ -52,6 +72,10 @@ pub struct LinkDir {
     pub drop_log: Option<Box<DropLog>>,
     /// Packets in propagation: (arrival time, event sequence number, packet), in order.
     in_flight: VecDeque<(Time, u64, PktId)>,
+    /// Set when this direction runs event-free (see [`lazy`]); `queue` then stays empty.
+    lazy: Option<LazyFifo>,
+    /// Lazy, and packets reaching the far node may be cut through to a next link.
+    cut_ok: bool,
 }
 
 impl LinkDir {
@@ -80,12 +104,47 @@ impl LinkDir {
             qlen: 0,
             qbytes: 0,
             txend_pending: false,
+            void_txends: 0,
             rem: 0,
             stats: QueueStats::default(),
             capture: None,
             drop_log: None,
             in_flight: VecDeque::with_capacity(64),
+            lazy: None,
+            cut_ok: false,
         }
+    }
+
+    /// Whether this direction runs without events of its own (see [`lazy`]).
+    pub fn is_lazy(&self) -> bool {
+        self.lazy.is_some()
+    }
+
+    /// Offers packet `id` to this lazy direction at time `at` (not before any earlier
+    /// offer). Returns the packet's arrival time at the far node, or `None` if it was
+    /// refused or lost (and freed).
+    #[inline]
+    fn admit(&mut self, ld: u32, at: Time, id: PktId, pool: &mut PacketPool, flows: &mut [FlowStats]) -> Option<Time> {
+        let lz = self.lazy.as_mut().expect("admit on a lazy link");
+        let p = pool.get(id);
+        let o = Offer { at, size: p.size, flow: p.flow, forward: p.kind != Kind::Ack };
+        let Some(start) = lz.offer(&o, self.busy_until, &mut self.stats, flows, ld) else {
+            pool.free(id);
+            return None;
+        };
+        let tx = serialization(o.size, self.rate_bps, &mut self.rem);
+        let done = start + tx;
+        self.busy_until = done;
+        let lost = match self.loss.as_mut() {
+            Some(m) => m.lose(done, pool.get(id)),
+            None => false,
+        };
+        lz.transmitted(&o, start, tx, lost, &mut self.stats, flows, ld);
+        if lost {
+            pool.free(id);
+            return None;
+        }
+        Some(done + self.delay)
     }
 }
 
@@ -101,11 +160,15 @@ pub struct DropLog {
 
 impl DropLog {
     pub fn push(&mut self, now: Time, p: &crate::packet::Packet, reason: DropReason) {
+        self.push_parts(now, p.flow, p.seq, reason, p.size)
+    }
+
+    pub fn push_parts(&mut self, now: Time, flow: u32, seq: u64, reason: DropReason, size: u32) {
         self.time.push(now as f64 / 1e9);
-        self.flow.push(p.flow as f64);
-        self.seq.push(p.seq as f64);
+        self.flow.push(flow as f64);
+        self.seq.push(seq as f64);
         self.reason.push(reason as u8 as f64);
-        self.size.push(p.size as f64);
+        self.size.push(size as f64);
     }
 
     pub fn into_table(self) -> crate::measure::Table {
@@ -129,12 +192,16 @@ pub struct Network {
     /// For a node with a single outgoing link (a host): that link, used without a table
     /// look-up (the n×n table does not fit in cache for large topologies).
     sole_link: Vec<u32>,
+    /// For a lazy direction fed by exactly one other lazy direction (over the routes of
+    /// every flow, both ways) and by no local source: that feeder; else [`NO_ROUTE`].
+    fed_by: Vec<u32>,
     dropped: Dropped,
 }
 
 impl Network {
     pub fn new(nodes: Vec<Node>, links: Vec<LinkDir>) -> Self {
-        let mut net = Network { nodes, links, next_hop: Vec::new(), sole_link: Vec::new(), dropped: Vec::with_capacity(16) };
+        let fed_by = vec![NO_ROUTE; links.len()];
+        let mut net = Network { nodes, links, next_hop: Vec::new(), sole_link: Vec::new(), fed_by, dropped: Vec::with_capacity(16) };
         net.compute_routes();
         let mut out_degree = vec![0u32; net.nodes.len()];
         net.sole_link = vec![NO_ROUTE; net.nodes.len()];
@@ -148,6 +215,81 @@ impl Network {
             }
         }
         net
+    }
+
+    /// Turns on the event-free paths (see [`lazy`]): every direction with a plain FIFO
+    /// queue becomes lazy, unless it is captured to pcap, logs its drops, or has its loss
+    /// model's state traced (`traced`: directions with a queue trace); then cut-through is
+    /// enabled where a lazy direction is the only feeder of the next one. `endpoints` are
+    /// the flows' (source, sink) nodes: packets travel only between a flow's two ends,
+    /// both ways, along the routes.
+    pub fn enable_fast_paths(&mut self, endpoints: &[(u32, u32)], traced: &[u32]) {
+        for (i, l) in self.links.iter_mut().enumerate() {
+            let loss_traced = l.loss.is_some() && traced.contains(&(i as u32));
+            let logged = l.capture.is_some() || l.drop_log.is_some();
+            if let (Some(limit), false) = (l.queue.fifo_limit(), loss_traced || logged) {
+                debug_assert_eq!(l.queue.len_pkts(), 0);
+                l.lazy = Some(LazyFifo::new(limit));
+            }
+        }
+        const UNUSED: u32 = NO_ROUTE - 1;
+        let mut feeder = vec![UNUSED; self.links.len()];
+        for &(a, b) in endpoints {
+            for (s, d) in [(a, b), (b, a)] {
+                let Some(path) = self.path(s, d) else { continue };
+                for (i, &l) in path.iter().enumerate() {
+                    // The first hop is fed by the node itself: never cut through to it.
+                    let f = if i == 0 { NO_ROUTE } else { path[i - 1] };
+                    let slot = &mut feeder[l as usize];
+                    *slot = if *slot == UNUSED || *slot == f { f } else { NO_ROUTE };
+                }
+            }
+        }
+        for (o, &f) in feeder.iter().enumerate() {
+            let single = f != UNUSED && f != NO_ROUTE;
+            if single && self.links[o].lazy.is_some() && self.links[f as usize].lazy.is_some() {
+                self.fed_by[o] = f;
+                self.links[f as usize].cut_ok = true;
+            }
+        }
+    }
+
+    /// Direction `ld`'s statistics and queue length (packets, bytes) as of `now`.
+    pub fn queue_view(&self, ld: u32, now: Time) -> (QueueStats, usize, u64) {
+        let l = &self.links[ld as usize];
+        match &l.lazy {
+            Some(lz) => lz.view(now, &l.stats),
+            None => (l.stats.clone(), l.qlen, l.qbytes),
+        }
+    }
+
+    /// End of warm-up at `now`, in three steps around the flows' own reset: `Restart`
+    /// restarts every direction's statistics; after the flows were reset, `RestoreDrops`
+    /// gives them back the drops lazy directions have already decided for after `now`.
+    pub fn warmup(&mut self, now: Time, flows: &mut [FlowStats], step: WarmupStep) {
+        for (i, l) in self.links.iter_mut().enumerate() {
+            match (&mut l.lazy, step) {
+                (Some(lz), WarmupStep::Restart) => {
+                    lz.prune(now);
+                    lz.reset(now, &mut l.stats);
+                }
+                (Some(lz), WarmupStep::RestoreDrops) => lz.flow_drops_after(now, flows, i as u32, true),
+                (None, WarmupStep::Restart) => l.stats.reset(now, l.qlen, l.qbytes),
+                (None, WarmupStep::RestoreDrops) => {}
+            }
+        }
+    }
+
+    /// End of the run at `now`: lazy directions take back everything decided for later.
+    pub fn finish(&mut self, now: Time, flows: &mut [FlowStats]) {
+        for (i, l) in self.links.iter_mut().enumerate() {
+            if let Some(lz) = l.lazy.as_mut() {
+                lz.prune(now);
+                let (s, p, b) = lz.view(now, &l.stats);
+                (l.stats, l.qlen, l.qbytes) = (s, p, b);
+                lz.flow_drops_after(now, flows, i as u32, false);
+            }
+        }
     }
 
     /// Shortest paths by hop count (BFS from every destination over reversed links).
@@ -216,7 +358,17 @@ impl Network {
         flows: &mut [FlowStats],
     ) {
         let now = sched.now();
+        if self.links[ld as usize].lazy.is_some() {
+            return self.enqueue_lazy(ld, id, sched, pool, flows);
+        }
         let link = &mut self.links[ld as usize];
+        if link.txend_pending && link.busy_until <= now {
+            // A departure due at this very instant goes before the arrival (the rule of the
+            // lazy links too); the `TxEnd` already in the heap is then void.
+            link.txend_pending = false;
+            link.void_txends += 1;
+            Self::start_tx(link, ld, sched, pool, flows);
+        }
         let size = pool.get(id).size;
         link.stats.on_arrival(now, link.qlen, link.qbytes, size);
         // Fast path: an idle link with an empty pass-through queue (DropTail) sends the
@@ -254,6 +406,37 @@ impl Network {
                 link.txend_pending = true;
                 sched.at(link.busy_until, Event::TxEnd { link: ld });
             }
+        }
+    }
+
+    /// [`Network::enqueue`] on a lazy direction: the crossing is decided now, and the packet
+    /// goes on through every next direction it alone feeds (each offered at the packet's
+    /// arrival time there), until it meets a shared queue or its destination: only that
+    /// arrival becomes an event.
+    #[inline]
+    fn enqueue_lazy(&mut self, mut ld: u32, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+        let now = sched.now();
+        let mut at = now;
+        loop {
+            let link = &mut self.links[ld as usize];
+            link.lazy.as_mut().unwrap().prune(now);
+            let Some(arr) = link.admit(ld, at, id, pool, flows) else { return };
+            let (cut_ok, far, dst) = (link.cut_ok, link.to, pool.get(id).dst);
+            if cut_ok && dst != far {
+                let next = self.route(far, dst);
+                if self.fed_by[next as usize] == ld {
+                    ld = next;
+                    at = arr;
+                    continue;
+                }
+            }
+            let link = &mut self.links[ld as usize];
+            let seq = sched.next_seq();
+            if link.in_flight.is_empty() {
+                sched.at_with_seq(arr, seq, Event::LinkArrive { link: ld });
+            }
+            link.in_flight.push_back((arr, seq, id));
+            return;
         }
     }
 
@@ -315,6 +498,10 @@ impl Network {
     #[inline]
     pub fn tx_end(&mut self, ld: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
         let link = &mut self.links[ld as usize];
+        if link.void_txends > 0 {
+            link.void_txends -= 1;
+            return;
+        }
         link.txend_pending = false;
         Self::start_tx(link, ld, sched, pool, flows);
     }
@@ -324,6 +511,9 @@ impl Network {
     #[inline]
     pub fn link_arrive(&mut self, ld: u32, sched: &mut Scheduler) -> (u32, PktId) {
         let link = &mut self.links[ld as usize];
+        if let Some(lz) = link.lazy.as_mut() {
+            lz.prune(sched.now());
+        }
         let (_, _, id) = link.in_flight.pop_front().expect("LinkArrive without a packet in flight");
         if let Some(&(at, seq, _)) = link.in_flight.front() {
             sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });

@@ -1,0 +1,286 @@
+//! Event-free FIFO links.
+//!
+//! A link direction whose queue is a plain FIFO that decides only on arrival (DropTail)
+//! needs no event per packet to be exact: when a packet is offered at time `a`, its whole
+//! crossing is determined at once — whether it is admitted (the queue length at `a` is the
+//! number of earlier admitted packets that have not started by `a`), when it starts
+//! (`max(a, busy_until)`), when its last bit leaves, whether the loss model takes it, and
+//! when it reaches the far node. The link schedules only that final arrival.
+//!
+//! The statistics count each crossing whole when it is decided, and each crossing stays in
+//! a short ledger until its last instant (start, or the loss at the end of serialization)
+//! has passed. A reader at time `t` (a queue trace, the end of warm-up, the end of the run)
+//! gets the statistics *as of `t`*: [`LazyFifo::view`] takes away the parts of the ledger's
+//! crossings that lie after `t`. The figures are therefore those of an event per arrival
+//! and per departure, with one rule for simultaneous events: a departure at the same
+//! nanosecond as an arrival happens first (the arrival does not see the departing packet in
+//! the queue), in admission and statistics alike.
+//!
+//! Because the crossing is known in advance, a packet can also be offered to the *next*
+//! link at its future arrival time when nothing else can reach that link in between: see
+//! `Network::enqueue` (cut-through of single-fed links).
+
+use crate::measure::{FlowStats, QueueStats};
+use crate::queue::{DropReason, Limit};
+use crate::units::Time;
+use std::collections::VecDeque;
+
+/// One packet's crossing of a lazy link, kept until its last instant has passed.
+#[derive(Clone, Copy, Debug)]
+struct Crossing {
+    /// Arrival at the queue.
+    arr: Time,
+    /// Start of serialization (`arr` when refused).
+    start: Time,
+    /// Serialization time.
+    tx: Time,
+    /// Queue length (packets, bytes) just after the arrival was handled.
+    len_pkts: u32,
+    len_bytes: u64,
+    flow: u32,
+    size: u32,
+    fate: Fate,
+    /// A forward (non-ACK) packet of its flow.
+    forward: bool,
+}
+
+impl Crossing {
+    /// The last instant at which this crossing changes a statistic.
+    #[inline]
+    fn end(&self) -> Time {
+        match self.fate {
+            Fate::Lost => self.start + self.tx,
+            _ => self.start,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fate {
+    /// Transmitted and propagated.
+    Sent,
+    /// Refused by the full queue on arrival.
+    Overflow,
+    /// Transmitted, then lost by the link's loss model at the end of serialization.
+    Lost,
+}
+
+/// Everything about a packet the link needs to decide its crossing.
+pub(crate) struct Offer {
+    pub at: Time,
+    pub size: u32,
+    pub flow: u32,
+    pub forward: bool,
+}
+
+/// The state of one lazy FIFO link direction (see the module documentation).
+pub(crate) struct LazyFifo {
+    limit: Limit,
+    /// Crossings not entirely in the past, in admission (= arrival) order.
+    ledger: VecDeque<Crossing>,
+    /// Absolute index of `ledger[0]`.
+    base: u64,
+    /// Absolute index of the first crossing not known to have started by the latest
+    /// admission time; the queue at that time is the admitted crossings from here on.
+    cursor: u64,
+    wait_pkts: u64,
+    wait_bytes: u64,
+    /// Peak queue length over crossings that left the ledger (since the last reset).
+    max_pkts: u64,
+    max_bytes: u64,
+    /// Arrivals at or before this instant do not count for the peak (end of warm-up).
+    max_after: Option<Time>,
+}
+
+impl LazyFifo {
+    pub fn new(limit: Limit) -> Self {
+        LazyFifo {
+            limit,
+            ledger: VecDeque::with_capacity(64),
+            base: 0,
+            cursor: 0,
+            wait_pkts: 0,
+            wait_bytes: 0,
+            max_pkts: 0,
+            max_bytes: 0,
+            max_after: None,
+        }
+    }
+
+    /// Decides the crossing of a packet offered at `o.at` (never before an earlier offer):
+    /// counts it whole in `stats` and `flows`, and returns `Some(start)` if it is admitted
+    /// (the caller then calls [`LazyFifo::transmitted`]) or `None` if refused.
+    #[inline]
+    pub fn offer(&mut self, o: &Offer, busy_until: Time, stats: &mut QueueStats, flows: &mut [FlowStats], ld: u32) -> Option<Time> {
+        // The queue at `o.at`: admitted crossings that have not started by then.
+        let end = self.base + self.ledger.len() as u64;
+        while self.cursor < end {
+            let c = &self.ledger[(self.cursor - self.base) as usize];
+            if c.start > o.at {
+                break;
+            }
+            if c.start > c.arr {
+                self.wait_pkts -= 1;
+                self.wait_bytes -= c.size as u64;
+            }
+            self.cursor += 1;
+        }
+        stats.arrivals += 1;
+        stats.arrival_bytes += o.size as u64;
+        let fits = match self.limit {
+            Limit::Packets(n) => self.wait_pkts < n,
+            Limit::Bytes(b) => self.wait_bytes + o.size as u64 <= b,
+        };
+        if !fits {
+            stats.on_drop(DropReason::Overflow, o.size);
+            flows[o.flow as usize].on_drop_parts(ld, DropReason::Overflow, o.forward, o.size);
+            self.ledger.push_back(Crossing {
+                arr: o.at,
+                start: o.at,
+                tx: 0,
+                len_pkts: self.wait_pkts as u32,
+                len_bytes: self.wait_bytes,
+                flow: o.flow,
+                size: o.size,
+                fate: Fate::Overflow,
+                forward: o.forward,
+            });
+            return None;
+        }
+        Some(o.at.max(busy_until))
+    }
+
+    /// Completes an admitted crossing: serialization `tx` from `start`, `lost` or not.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn transmitted(&mut self, o: &Offer, start: Time, tx: Time, lost: bool, stats: &mut QueueStats, flows: &mut [FlowStats], ld: u32) {
+        let c = Crossing {
+            arr: o.at,
+            start,
+            tx,
+            len_pkts: self.wait_pkts as u32 + 1,
+            len_bytes: self.wait_bytes + o.size as u64,
+            flow: o.flow,
+            size: o.size,
+            fate: if lost { Fate::Lost } else { Fate::Sent },
+            forward: o.forward,
+        };
+        if start > o.at {
+            self.wait_pkts += 1;
+            self.wait_bytes += o.size as u64;
+        }
+        let wait = (start - o.at) as u128;
+        stats.add_area(wait, wait * o.size as u128);
+        stats.departures += 1;
+        stats.departure_bytes += o.size as u64;
+        stats.busy_ns += tx;
+        if lost {
+            stats.on_drop(DropReason::Loss, o.size);
+            flows[o.flow as usize].on_drop_parts(ld, DropReason::Loss, o.forward, o.size);
+        }
+        self.ledger.push_back(c);
+    }
+
+    /// Whether an arrival at `arr` counts for the peak queue length.
+    #[inline]
+    fn counts_for_peak(&self, arr: Time) -> bool {
+        self.max_after.is_none_or(|m| arr > m)
+    }
+
+    /// Forgets crossings entirely at or before `now` (their counts are final).
+    #[inline]
+    pub fn prune(&mut self, now: Time) {
+        while let Some(c) = self.ledger.front() {
+            if c.end() > now {
+                return;
+            }
+            if self.counts_for_peak(c.arr) {
+                self.max_pkts = self.max_pkts.max(c.len_pkts as u64);
+                self.max_bytes = self.max_bytes.max(c.len_bytes);
+            }
+            if self.cursor == self.base {
+                // Started by `now`, so before any later offer: out of the queue.
+                if c.start > c.arr {
+                    self.wait_pkts -= 1;
+                    self.wait_bytes -= c.size as u64;
+                }
+                self.cursor += 1;
+            }
+            self.ledger.pop_front();
+            self.base += 1;
+        }
+    }
+
+    /// The statistics and queue length (packets, bytes) as of `t` (at or after every
+    /// pruning time): `stats` minus the parts of the ledger's crossings after `t`.
+    pub fn view(&self, t: Time, stats: &QueueStats) -> (QueueStats, usize, u64) {
+        let mut s = stats.clone();
+        let (mut qp, mut qb) = (0usize, 0u64);
+        s.max_pkts = self.max_pkts;
+        s.max_bytes = self.max_bytes;
+        for c in &self.ledger {
+            let size = c.size as u64;
+            if c.arr > t {
+                s.arrivals -= 1;
+                s.arrival_bytes -= size;
+            } else if self.counts_for_peak(c.arr) {
+                s.max_pkts = s.max_pkts.max(c.len_pkts as u64);
+                s.max_bytes = s.max_bytes.max(c.len_bytes);
+            }
+            if c.fate == Fate::Overflow {
+                if c.arr > t {
+                    s.undo_drop(DropReason::Overflow, c.size);
+                }
+                continue;
+            }
+            if c.start > t {
+                s.departures -= 1;
+                s.departure_bytes -= size;
+                s.busy_ns -= c.tx;
+                let from = c.arr.max(t);
+                let wait = (c.start - from) as u128;
+                s.sub_area(wait, wait * size as u128);
+                if c.arr <= t {
+                    qp += 1;
+                    qb += size;
+                }
+            }
+            if c.fate == Fate::Lost && c.start + c.tx > t {
+                s.undo_drop(DropReason::Loss, c.size);
+            }
+        }
+        s.set_last(t);
+        (s, qp, qb)
+    }
+
+    /// Drops decided for after `t`: added to (`add`) or taken from the flows' counts.
+    pub fn flow_drops_after(&self, t: Time, flows: &mut [FlowStats], ld: u32, add: bool) {
+        for c in &self.ledger {
+            let (at, reason) = match c.fate {
+                Fate::Sent => continue,
+                Fate::Overflow => (c.arr, DropReason::Overflow),
+                Fate::Lost => (c.start + c.tx, DropReason::Loss),
+            };
+            if at > t {
+                let f = &mut flows[c.flow as usize];
+                if add {
+                    f.on_drop_parts(ld, reason, c.forward, c.size);
+                } else {
+                    f.undo_drop_parts(ld, reason, c.forward, c.size);
+                }
+            }
+        }
+    }
+
+    /// Restarts the statistics at `t` (end of warm-up): `stats` keeps only what happens
+    /// after `t`. The caller restores the flows' drops after `t` with
+    /// [`LazyFifo::flow_drops_after`] once it has reset the flows.
+    pub fn reset(&mut self, t: Time, stats: &mut QueueStats) {
+        let (at_t, qp, qb) = self.view(t, stats);
+        stats.subtract(&at_t);
+        stats.set_since(t);
+        self.max_pkts = qp as u64;
+        self.max_bytes = qb;
+        self.max_after = Some(t);
+    }
+}
