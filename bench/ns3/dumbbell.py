@@ -111,11 +111,16 @@ def main():
     t0, c0 = time.perf_counter(), time.process_time()
     ns.Simulator.Stop(ns.Seconds(warm))
     ns.Simulator.Run()
-    rx_warm = sum(ns.DynamicCast[ns.PacketSink](s).GetTotalRx() for s in sinks)
+    per_warm = [ns.DynamicCast[ns.PacketSink](s).GetTotalRx() for s in sinks]
+    rx_warm = sum(per_warm)
     ns.Simulator.Stop(ns.Seconds(secs - warm))
     ns.Simulator.Run()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    rx = sum(ns.DynamicCast[ns.PacketSink](s).GetTotalRx() for s in sinks)
+    per = [ns.DynamicCast[ns.PacketSink](s).GetTotalRx() for s in sinks]
+    rx = sum(per)
+    # Flows that still deliver data after the warm-up (ns-3 aborts a connection after
+    # DataRetries consecutive timeouts; ccsim's ns2 profile never gives up).
+    active = sum(1 for a, b in zip(per_warm, per) if b > a)
     events = None
     try:
         events = int(ns.Simulator.GetEventCount())
@@ -124,7 +129,8 @@ def main():
     ns.Simulator.Destroy()
     print(json.dumps({"simulator": "ns-3", "scenario": name, "sim_s": secs, "wall_s": wall, "cpu_s": cpu, "events": events,
                       "goodput_bps": rx * 8 / secs, "goodput_steady_bps": (rx - rx_warm) * 8 / (secs - warm),
-                      "warmup_s": warm, "bottleneck_pkts_est": rx / 1460}))
+                      "warmup_s": warm, "bottleneck_pkts_est": rx / 1460, "flows_active_after_warmup": active,
+                      "flows_idle_at_warmup": sum(1 for a in per_warm if a == 0)}))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,6 @@
 //! and an insertion sequence number, so events at the same instant run in the order they
 //! were scheduled (deterministic tie-breaking, independent of heap layout).
 
-use crate::packet::PktId;
 use crate::units::Time;
 
 /// Which end of a flow an event or packet belongs to.
@@ -20,8 +19,6 @@ pub enum Side {
 pub enum Event {
     /// The packet being serialized on link direction `link` has left the sender.
     TxEnd { link: u32 },
-    /// Packet `pkt` arrives at node `node` (after propagation).
-    Arrive { node: u32, pkt: PktId },
     /// The packet at the head of link direction `link`'s propagation line arrives at the
     /// far node. Packets in propagation on one link direction form a FIFO (same delay,
     /// departure order), so only the head is in the event heap: it carries the sequence

@@ -318,7 +318,6 @@ impl Simulation {
             };
             match ev {
                 Event::TxEnd { link } => self.core.net.tx_end(link, &mut self.core.sched, &mut self.core.pool, &mut self.core.flows),
-                Event::Arrive { node, pkt } => self.arrive(node, pkt),
                 Event::LinkArrive { link } => {
                     let (node, pkt) = self.core.net.link_arrive(link, &mut self.core.sched);
                     self.arrive(node, pkt)

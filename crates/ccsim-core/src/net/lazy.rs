@@ -96,7 +96,7 @@ impl LazyFifo {
     pub fn new(limit: Limit) -> Self {
         LazyFifo {
             limit,
-            ledger: VecDeque::with_capacity(64),
+            ledger: VecDeque::with_capacity(16),
             base: 0,
             cursor: 0,
             wait_pkts: 0,
