@@ -99,12 +99,13 @@ def run_cmd(
     seed: Optional[int] = typer.Option(None, "--seed", help="Override simulation.seed."),
     set_: List[str] = typer.Option([], "--set", help="Override a field: path=value (repeatable), e.g. links[0].rate=20Mbps."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing on success."),
+    per_hop_events: bool = typer.Option(False, "--per-hop-events", help="Run the event-per-stage reference implementation (slower; to check the fast paths on your scenario)."),
 ) -> None:
     """Validate and run a scenario."""
     from .run import run
 
     pcap_dir = (out_dir / "pcap") if out_dir is not None else Path("pcap")
-    res = run(scenario, seed=seed, overrides=set_, pcap_dir=pcap_dir)
+    res = run(scenario, seed=seed, overrides=set_, pcap_dir=pcap_dir, per_hop_events=per_hop_events)
     if out_dir is not None:
         res.save(out_dir)
     for w in res.meta.get("warnings", []):

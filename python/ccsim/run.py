@@ -13,13 +13,16 @@ from .scenario import Scenario, _raise_invalid, _to_json, apply_overrides, as_di
 
 def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
         overrides: Iterable[str] | Mapping[str, Any] | None = None,
-        pcap_dir: str | os.PathLike | None = None) -> Results:
+        pcap_dir: str | os.PathLike | None = None, per_hop_events: bool = False) -> Results:
     """Validates and runs a scenario (a :class:`Scenario`, a dict or a TOML path).
 
     ``seed`` replaces ``simulation.seed``; ``overrides`` are ``path=value`` strings or a
     ``{path: value}`` mapping applied first. pcap traces are written to ``pcap_dir`` (a
     fresh temporary folder when not given; ``Results.save`` copies them into ``pcap/``).
     The engine runs with the GIL released; Ctrl-C stops it and raises ``KeyboardInterrupt``.
+    ``per_hop_events=True`` runs the reference implementation of the same model (an event
+    per packet per link stage, no event-free DropTail links or cut-through): slower, and
+    equal to the default except in the order of simultaneous events (docs/architecture.md).
     """
     d = as_dict(scenario)
     apply_overrides(d, overrides)
@@ -29,7 +32,7 @@ def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
     if pcap_dir is None and wants_pcap:
         pcap_dir = tempfile.mkdtemp(prefix="ccsim-pcap-")
     try:
-        raw = _core.run(_to_json(d), None if pcap_dir is None else os.fspath(pcap_dir))
+        raw = _core.run(_to_json(d), None if pcap_dir is None else os.fspath(pcap_dir), per_hop_events)
     except _core.ScenarioInvalid as e:
         _raise_invalid(e)
         raise

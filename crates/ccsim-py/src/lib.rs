@@ -108,15 +108,16 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
     Ok(d.into_py(py))
 }
 
-/// Validates and runs a scenario (JSON text); pcap files go to `output_dir`. The GIL is
+/// Validates and runs a scenario (JSON text); pcap files go to `output_dir`;
+/// `per_hop_events` runs the event-per-stage reference implementation. The GIL is
 /// released while the engine runs; Python signal handlers (Ctrl-C) are polled, and a
 /// KeyboardInterrupt ends the run and is re-raised.
 #[pyfunction]
-#[pyo3(signature = (json, output_dir=None))]
-fn run(py: Python<'_>, json: &str, output_dir: Option<String>) -> PyResult<PyObject> {
+#[pyo3(signature = (json, output_dir=None, per_hop_events=false))]
+fn run(py: Python<'_>, json: &str, output_dir: Option<String>, per_hop_events: bool) -> PyResult<PyObject> {
     let v = parse_json(json)?;
     let spec = guarded(|| scenario::from_value(&v))?.map_err(invalid)?;
-    let opts = SimOptions { output_dir: output_dir.map(std::path::PathBuf::from), ..Default::default() };
+    let opts = SimOptions { output_dir: output_dir.map(std::path::PathBuf::from), per_hop_events };
     let mut sim = guarded(|| Simulation::with_options(spec, &opts))?.map_err(pyo3::exceptions::PyOSError::new_err)?;
     let mut pending: Option<PyErr> = None;
     let outcome = py.allow_threads(|| {
