@@ -25,6 +25,8 @@ pub enum Event {
     /// number its packet was given at departure, so the global event order is exactly the
     /// one-event-per-packet order, with a much smaller heap.
     LinkArrive { link: u32 },
+    /// The arrivals due at batch router `node` (see `Network::node_arrive`).
+    NodeArrive { node: u32 },
     /// A timer of one endpoint of `flow`. `kind` and `token` are the agent's own; an agent
     /// ignores a token it no longer expects (cancellation without heap removal).
     Timer { flow: u32, side: Side, kind: u16, token: u32 },

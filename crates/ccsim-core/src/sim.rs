@@ -322,6 +322,9 @@ impl Simulation {
                     let (node, pkt) = self.core.net.link_arrive(link, &mut self.core.sched);
                     self.arrive(node, pkt)
                 }
+                Event::NodeArrive { node } => {
+                    self.core.net.node_arrive(node, &mut self.core.sched, &mut self.core.pool, &mut self.core.flows)
+                }
                 Event::Timer { flow, side, kind, token } => match kind {
                     TIMER_START => self.agent_call(flow, side, |a, ctx| a.start(ctx)),
                     TIMER_STOP => self.agent_call(flow, side, |a, ctx| a.stop(ctx)),

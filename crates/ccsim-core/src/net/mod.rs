@@ -195,13 +195,32 @@ pub struct Network {
     /// For a lazy direction fed by exactly one other lazy direction (over the routes of
     /// every flow, both ways) and by no local source: that feeder; else [`NO_ROUTE`].
     fed_by: Vec<u32>,
+    /// Batch routers (see [`Network::node_arrive`]): per node, its incoming directions
+    /// (empty for other nodes), the look-ahead (smallest incoming delay) and the time of
+    /// its pending `NodeArrive` event (`Time::MAX`: none).
+    batch_in: Vec<Vec<u32>>,
+    lookahead: Vec<Time>,
+    node_next: Vec<Time>,
+    batch_buf: Vec<(Time, u64, PktId)>,
     dropped: Dropped,
 }
 
 impl Network {
     pub fn new(nodes: Vec<Node>, links: Vec<LinkDir>) -> Self {
         let fed_by = vec![NO_ROUTE; links.len()];
-        let mut net = Network { nodes, links, next_hop: Vec::new(), sole_link: Vec::new(), fed_by, dropped: Vec::with_capacity(16) };
+        let n = nodes.len();
+        let mut net = Network {
+            nodes,
+            links,
+            next_hop: Vec::new(),
+            sole_link: Vec::new(),
+            fed_by,
+            batch_in: vec![Vec::new(); n],
+            lookahead: vec![0; n],
+            node_next: vec![Time::MAX; n],
+            batch_buf: Vec::new(),
+            dropped: Vec::with_capacity(16),
+        };
         net.compute_routes();
         let mut out_degree = vec![0u32; net.nodes.len()];
         net.sole_link = vec![NO_ROUTE; net.nodes.len()];
@@ -251,6 +270,76 @@ impl Network {
                 self.fed_by[o] = f;
                 self.links[f as usize].cut_ok = true;
             }
+        }
+        // Batch routers: no flow ends there, every link in and out is lazy, and every
+        // incoming link has a delay (the look-ahead).
+        let n = self.nodes.len();
+        let mut endpoint = vec![false; n];
+        for &(a, b) in endpoints {
+            endpoint[a as usize] = true;
+            endpoint[b as usize] = true;
+        }
+        let mut ok = vec![true; n];
+        let mut ins: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut look = vec![Time::MAX; n];
+        for (i, l) in self.links.iter().enumerate() {
+            let lazy = l.lazy.is_some();
+            ok[l.from as usize] &= lazy;
+            ok[l.to as usize] &= lazy && l.delay > 0;
+            ins[l.to as usize].push(i as u32);
+            look[l.to as usize] = look[l.to as usize].min(l.delay);
+        }
+        for v in 0..n {
+            if ok[v] && !endpoint[v] && !ins[v].is_empty() {
+                self.batch_in[v] = std::mem::take(&mut ins[v]);
+                self.lookahead[v] = look[v];
+            }
+        }
+    }
+
+    /// A batch router's arrivals are due (event `NodeArrive`). Every packet on an incoming
+    /// link arriving before `now + lookahead` is already in that link's propagation line
+    /// (a packet not yet sent there arrives one link delay after it is, at the earliest),
+    /// so they are all taken now, in order of arrival time (ties in the order the packets
+    /// were sent on their last link, as events would run),
+    /// each forwarded at its own arrival time; the next event is set for the earliest
+    /// arrival left. A router then costs one event per look-ahead window, not one per
+    /// packet.
+    pub fn node_arrive(&mut self, node: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+        let now = sched.now();
+        let v = node as usize;
+        if self.node_next[v] != now {
+            return; // superseded by an earlier event
+        }
+        self.node_next[v] = Time::MAX;
+        let horizon = now + self.lookahead[v];
+        let mut batch = std::mem::take(&mut self.batch_buf);
+        batch.clear();
+        let mut next = Time::MAX;
+        for &f in &self.batch_in[v] {
+            let l = &mut self.links[f as usize];
+            while let Some(&(at, seq, id)) = l.in_flight.front() {
+                if at >= horizon {
+                    next = next.min(at);
+                    break;
+                }
+                batch.push((at, seq, id));
+                l.in_flight.pop_front();
+            }
+            if let Some(lz) = l.lazy.as_mut() {
+                lz.prune(now);
+            }
+        }
+        // Simultaneous arrivals in scheduling order, as events would run.
+        batch.sort_unstable_by_key(|&(at, seq, _)| (at, seq));
+        for &(at, _, id) in &batch {
+            let out = self.route(node, pool.get(id).dst);
+            self.enqueue_lazy(out, at, id, sched, pool, flows);
+        }
+        self.batch_buf = batch;
+        if next < self.node_next[v] {
+            self.node_next[v] = next;
+            sched.at(next, Event::NodeArrive { node });
         }
     }
 
@@ -359,7 +448,7 @@ impl Network {
     ) {
         let now = sched.now();
         if self.links[ld as usize].lazy.is_some() {
-            return self.enqueue_lazy(ld, id, sched, pool, flows);
+            return self.enqueue_lazy(ld, now, id, sched, pool, flows);
         }
         let link = &mut self.links[ld as usize];
         if link.txend_pending && link.busy_until <= now {
@@ -409,14 +498,14 @@ impl Network {
         }
     }
 
-    /// [`Network::enqueue`] on a lazy direction: the crossing is decided now, and the packet
+    /// [`Network::enqueue`] on a lazy direction, offered at `at` (now, or a batch router's
+    /// arrival time): the crossing is decided at once, and the packet
     /// goes on through every next direction it alone feeds (each offered at the packet's
     /// arrival time there), until it meets a shared queue or its destination: only that
     /// arrival becomes an event.
     #[inline]
-    fn enqueue_lazy(&mut self, mut ld: u32, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+    fn enqueue_lazy(&mut self, mut ld: u32, mut at: Time, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
         let now = sched.now();
-        let mut at = now;
         loop {
             let link = &mut self.links[ld as usize];
             link.lazy.as_mut().unwrap().prune(now);
@@ -431,7 +520,17 @@ impl Network {
                 }
             }
             let link = &mut self.links[ld as usize];
+            let to = link.to as usize;
             let seq = sched.next_seq();
+            if !self.batch_in[to].is_empty() {
+                // Into a batch router's line: its `NodeArrive` event takes it.
+                link.in_flight.push_back((arr, seq, id));
+                if arr < self.node_next[to] {
+                    self.node_next[to] = arr;
+                    sched.at(arr, Event::NodeArrive { node: to as u32 });
+                }
+                return;
+            }
             if link.in_flight.is_empty() {
                 sched.at_with_seq(arr, seq, Event::LinkArrive { link: ld });
             }
