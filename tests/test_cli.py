@@ -112,6 +112,18 @@ def test_bench_json(cli, tmp_path):
     assert s1["goodput_bps"] > 85e6 and s1["bottleneck_pkts"] > 400_000
 
 
+def test_bench_sack_runs_the_sack_variant(cli, tmp_path):
+    r = cli("bench", "-s", "S1", "--sack", "--reps", "1", "--memory-flows", "0", "--json", tmp_path / "s.json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert data["sack"] is True
+    s1 = data["scenarios"]["S1"]["best"]
+    assert s1["goodput_bps"] > 85e6 and s1["goodput_steady_bps"] > s1["goodput_bps"] * 0.9
+    from ccsim import _core
+    # A different recovery gives a different run (same scenario otherwise).
+    assert s1["goodput_bps"] != _core.bench_tcp("S1")["goodput_bps"]
+
+
 def test_bench_unknown_scenario_exit_2(cli):
     r = cli("bench", "-s", "S9")
     assert r.returncode == 2

@@ -2,13 +2,14 @@
 
 Run with a Python that has ns-3's PyPI package (`pip install ns3`, 3.44):
 
-    python bench/ns3/dumbbell.py S1 [--duration SECONDS]
+    python bench/ns3/dumbbell.py S1 [--duration SECONDS] [--sack] [--classic]
 
 The scenario's parameters are given on the command line by `ccsim bench --ns3` (or here
 through PARAMS), read from the same definitions ccsim uses (crates/ccsim-core/src/bench.rs).
 Prints one JSON line: wall time of Simulator::Run, events, goodput.
 
-Model matching (see docs/benchmarks.md): TcpNewReno, SACK off, timestamps off (40-byte
+Model matching (see docs/benchmarks.md): TcpNewReno, SACK off (on with --sack, to compare
+with ccsim's `recovery = "sack"`), timestamps off (40-byte
 headers, 1460-byte segments -> 1500-byte IP packets), an ACK per segment (DelAckCount 1),
 initial window 2, minimum RTO 200 ms, socket buffers that never limit the window, BulkSend to PacketSink, flows
 starting uniformly within the first second; point-to-point links with DropTail device
@@ -49,7 +50,7 @@ def main():
     buf = int(min(64 << 20, max(1 << 20, 8 * (bps * rtt / 8 + queue * 1500) / flows)))
     ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(buf))
     ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(buf))
-    ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
+    ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue("--sack" in sys.argv))
     ns.Config.SetDefault("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
     ns.Config.SetDefault("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.MilliSeconds(200)))
     if "--classic" in sys.argv:

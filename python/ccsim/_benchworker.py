@@ -1,6 +1,6 @@
 """One benchmark run in its own process, so the parent can measure its peak memory.
 
-    python -m ccsim._benchworker S1|S2|S3|S4
+    python -m ccsim._benchworker S1|S2|S3|S4 [--sack]
     python -m ccsim._benchworker cbr FLOWS RATE SECONDS
     python -m ccsim._benchworker idle N        # N TCP flows that never start
 Prints one JSON line.
@@ -43,6 +43,12 @@ rate = "1Gbps"
 delay = "1ms"
 {flows}"""
         r = _core.bench_toml(f"idle-{n}", toml)
+    elif "--sack" in sys.argv[2:]:
+        # The same TCP scenario with SACK loss recovery (compared with ns-3's SACK).
+        toml = _core.bench_scenario(what)
+        if toml is None:
+            raise SystemExit(f"unknown benchmark '{what}'; known: S1, S2, S3, S4")
+        r = _core.bench_toml(what, toml.replace('recovery = "newreno"', 'recovery = "sack"'), True)
     else:
         r = _core.bench_tcp(what)
     print(json.dumps(r))
