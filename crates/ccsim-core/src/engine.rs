@@ -122,136 +122,18 @@ impl QuadHeap {
     }
 }
 
-/// A calendar queue (Brown 1988): buckets of `2^shift` ns in a ring of `2^k`, each an
-/// unsorted vector; the minimum is the smallest key of the first bucket, scanning from the
-/// current one, holding an event of the current "year". Resized (and its width re-chosen
-/// from the spread of pending times) when the population doubles or quarters.
-struct CalQueue {
-    buckets: Vec<Vec<Entry>>,
-    shift: u32,
-    mask: u64,
-    n: usize,
-    /// Absolute bucket number (`time >> shift`) where the scan starts.
-    cur: u64,
-    /// Where the minimum is, once found (until the next push or pop).
-    found: Option<(usize, usize)>,
-}
-
-impl CalQueue {
-    fn with_capacity(_n: usize) -> Self {
-        CalQueue { buckets: (0..16).map(|_| Vec::new()).collect(), shift: 16, mask: 15, n: 0, cur: 0, found: None }
-    }
-
-    #[inline]
-    fn len(&self) -> usize {
-        self.n
-    }
-
-    #[inline]
-    fn push(&mut self, e: Entry) {
-        let t = e.time();
-        let vb = t >> self.shift;
-        if vb < self.cur {
-            self.cur = vb;
-        }
-        self.buckets[(vb & self.mask) as usize].push(e);
-        self.n += 1;
-        self.found = None;
-        if self.n > 2 * self.buckets.len() {
-            self.resize(self.buckets.len() * 2);
-        }
-    }
-
-    #[inline]
-    fn locate(&mut self) -> Option<(usize, usize)> {
-        if self.n == 0 {
-            return None;
-        }
-        if let Some(f) = self.found {
-            return Some(f);
-        }
-        let nb = self.buckets.len() as u64;
-        for step in 0..nb {
-            let vb = self.cur + step;
-            let b = (vb & self.mask) as usize;
-            let mut best: Option<(usize, u128)> = None;
-            for (i, e) in self.buckets[b].iter().enumerate() {
-                if (e.time() >> self.shift) == vb && best.is_none_or(|(_, k)| e.key < k) {
-                    best = Some((i, e.key));
-                }
-            }
-            if let Some((i, _)) = best {
-                self.cur = vb;
-                self.found = Some((b, i));
-                return self.found;
-            }
-        }
-        // Nothing within a year: take the global minimum directly.
-        let mut best: Option<(usize, usize, u128)> = None;
-        for (b, v) in self.buckets.iter().enumerate() {
-            for (i, e) in v.iter().enumerate() {
-                if best.is_none_or(|(_, _, k)| e.key < k) {
-                    best = Some((b, i, e.key));
-                }
-            }
-        }
-        let (b, i, k) = best.unwrap();
-        self.cur = ((k >> 64) as u64) >> self.shift;
-        self.found = Some((b, i));
-        self.found
-    }
-
-    #[inline]
-    fn peek_key(&mut self) -> Option<u128> {
-        let (b, i) = self.locate()?;
-        Some(self.buckets[b][i].key)
-    }
-
-    #[inline]
-    fn pop(&mut self) -> Option<Entry> {
-        let (b, i) = self.locate()?;
-        let e = self.buckets[b].swap_remove(i);
-        self.n -= 1;
-        self.found = None;
-        if self.buckets.len() > 16 && self.n < self.buckets.len() / 4 {
-            self.resize(self.buckets.len() / 2);
-        }
-        Some(e)
-    }
-
-    fn resize(&mut self, nb: usize) {
-        let all: Vec<Entry> = self.buckets.iter_mut().flat_map(|v| v.drain(..)).collect();
-        let (lo, hi) = all.iter().fold((u64::MAX, 0u64), |(lo, hi), e| (lo.min(e.time()), hi.max(e.time())));
-        let spread = hi.saturating_sub(lo) / (all.len().max(1) as u64);
-        self.shift = (64 - spread.max(1).leading_zeros()).clamp(6, 40);
-        self.buckets = (0..nb).map(|_| Vec::with_capacity(4)).collect();
-        self.mask = nb as u64 - 1;
-        self.cur = lo >> self.shift;
-        self.found = None;
-        for e in all {
-            let vb = e.time() >> self.shift;
-            self.buckets[(vb & self.mask) as usize].push(e);
-        }
-    }
-}
-
 /// The event list.
+#[derive(Default)]
 pub struct Scheduler {
-    heap: CalQueue,
+    heap: QuadHeap,
     seq: u64,
     now: Time,
     executed: u64,
 }
 
-impl Default for Scheduler {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl Scheduler {
     pub fn new() -> Self {
-        Scheduler { heap: CalQueue::with_capacity(1024), seq: 0, now: 0, executed: 0 }
+        Scheduler { heap: QuadHeap::with_capacity(1024), ..Default::default() }
     }
 
     /// Current simulated time.
