@@ -118,7 +118,9 @@ impl TcpSender {
 
     /// Bytes the window allows beyond `snd_una`.
     fn window_bytes(&self) -> u64 {
-        let segs = (self.cc.cwnd() + self.dupwnd).floor().max(1.0) as u64;
+        // Truncation is floor for the non-negative window (and NaN or negatives give 1 as
+        // floor().max(1.0) would), without a software floor call per ACK.
+        let segs = ((self.cc.cwnd() + self.dupwnd) as u64).max(1);
         (segs * self.mss()).min(self.rwnd)
     }
 
@@ -262,7 +264,7 @@ impl TcpSender {
         let mss = self.cfg.mss;
         let dt = self.cfg.dupthresh;
         loop {
-            let cwnd = (self.cc.cwnd().floor().max(1.0) as u64 * self.mss()).min(self.rwnd);
+            let cwnd = ((self.cc.cwnd() as u64).max(1) * self.mss()).min(self.rwnd);
             let pipe = self.sb.pipe(self.snd_una, self.snd_max, self.high_rxt, mss, dt);
             if cwnd < pipe + self.mss() {
                 break;
