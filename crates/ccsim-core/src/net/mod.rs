@@ -14,7 +14,9 @@
 //! event. And where that far node is a router whose next link is fed by this link alone
 //! (a dumbbell's receiver-side access links, say), the packet is offered to the next link
 //! at once, for its future arrival time (cut-through): a packet then costs one event per
-//! shared queue it meets, plus one at its destination.
+//! shared queue it meets, plus one at its destination. A router whose links are all lazy
+//! and where no flow ends takes those shared-queue arrivals in batches, one event per
+//! look-ahead window ([`Network::node_arrive`]).
 
 mod lazy;
 
@@ -23,8 +25,8 @@ use crate::loss::LossModel;
 use crate::measure::{FlowStats, QueueStats};
 use crate::packet::{Kind, PacketPool, PktId};
 use crate::queue::{DropReason, Dropped, Queue};
-use lazy::{LazyFifo, Offer};
 use crate::units::{serialization, Time};
+use lazy::{LazyFifo, Offer};
 use std::collections::VecDeque;
 
 /// No route.
