@@ -67,6 +67,8 @@ pub(crate) enum Fate {
 
 /// Everything about a packet the link needs to decide its crossing.
 pub(crate) struct Offer {
+    /// The current (event) time; `at` is never earlier.
+    pub now: Time,
     pub at: Time,
     pub size: u32,
     pub flow: u32,
@@ -134,7 +136,7 @@ impl LazyFifo {
         if !fits {
             stats.on_drop(DropReason::Overflow, o.size);
             flows[o.flow as usize].on_drop_parts(ld, DropReason::Overflow, o.forward, o.size);
-            self.ledger.push_back(Crossing {
+            self.record(o.now, Crossing {
                 arr: o.at,
                 start: o.at,
                 tx: 0,
@@ -177,6 +179,22 @@ impl LazyFifo {
         if lost {
             stats.on_drop(DropReason::Loss, o.size);
             flows[o.flow as usize].on_drop_parts(ld, DropReason::Loss, o.forward, o.size);
+        }
+        self.record(o.now, c);
+    }
+
+    /// Keeps `c` in the ledger unless it is already entirely in the past (a packet sent
+    /// at once on an idle link, or refused, at the current time): then only its part in
+    /// the peak is taken, as pruning would. Such a crossing starts no later than any
+    /// waiting one, so the cursor is unaffected.
+    #[inline]
+    fn record(&mut self, now: Time, c: Crossing) {
+        if c.end() <= now && self.cursor == self.base + self.ledger.len() as u64 {
+            if self.counts_for_peak(c.arr) {
+                self.max_pkts = self.max_pkts.max(c.len_pkts as u64);
+                self.max_bytes = self.max_bytes.max(c.len_bytes);
+            }
+            return;
         }
         self.ledger.push_back(c);
     }

@@ -126,10 +126,11 @@ impl LinkDir {
     /// offer). Returns the packet's arrival time at the far node, or `None` if it was
     /// refused or lost (and freed).
     #[inline]
-    fn admit(&mut self, ld: u32, at: Time, id: PktId, pool: &mut PacketPool, flows: &mut [FlowStats]) -> Option<Time> {
+    #[allow(clippy::too_many_arguments)]
+    fn admit(&mut self, ld: u32, now: Time, at: Time, id: PktId, pool: &mut PacketPool, flows: &mut [FlowStats]) -> Option<Time> {
         let lz = self.lazy.as_mut().expect("admit on a lazy link");
         let p = pool.get(id);
-        let o = Offer { at, size: p.size, flow: p.flow, forward: p.kind != Kind::Ack };
+        let o = Offer { now, at, size: p.size, flow: p.flow, forward: p.kind != Kind::Ack };
         let Some(start) = lz.offer(&o, self.busy_until, &mut self.stats, flows, ld) else {
             pool.free(id);
             return None;
@@ -511,7 +512,7 @@ impl Network {
         loop {
             let link = &mut self.links[ld as usize];
             link.lazy.as_mut().unwrap().prune(now);
-            let Some(arr) = link.admit(ld, at, id, pool, flows) else { return };
+            let Some(arr) = link.admit(ld, now, at, id, pool, flows) else { return };
             let (cut_ok, far, dst) = (link.cut_ok, link.to, pool.get(id).dst);
             if cut_ok && dst != far {
                 let next = self.route(far, dst);
