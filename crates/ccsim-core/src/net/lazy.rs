@@ -302,3 +302,75 @@ impl LazyFifo {
         self.max_after = Some(t);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 1000-byte-per-µs link (8 Gb/s): packets of `size` bytes take `size` ns.
+    fn offer(q: &mut LazyFifo, busy: &mut Time, stats: &mut QueueStats, flows: &mut [FlowStats], now: Time, at: Time, size: u32) -> Option<Time> {
+        let o = Offer { now, at, size, flow: 0, forward: true };
+        let start = q.offer(&o, *busy, stats, flows, 0)?;
+        q.transmitted(&o, start, size as Time, false, stats, flows, 0);
+        *busy = start + size as Time;
+        Some(start)
+    }
+
+    #[test]
+    fn burst_queues_drops_and_views_as_of_any_instant() {
+        let mut q = LazyFifo::new(Limit::Packets(2));
+        let (mut busy, mut st, mut flows) = (0, QueueStats::default(), vec![FlowStats::default()]);
+        // Four 100-ns packets offered at t = 0 (decided at now = 0): one is sent at once,
+        // two wait, the fourth overflows.
+        let starts: Vec<_> = (0..4).map(|_| offer(&mut q, &mut busy, &mut st, &mut flows, 0, 0, 100)).collect();
+        assert_eq!(starts, vec![Some(0), Some(100), Some(200), None]);
+        // Counted whole at once...
+        assert_eq!((st.arrivals, st.departures, st.drops[DropReason::Overflow as usize]), (4, 3, 1));
+        // ...but seen as of each instant.
+        let (v, qp, _) = q.view(0, &st);
+        assert_eq!((v.arrivals, v.departures, qp), (4, 1, 2));
+        let (v, qp, _) = q.view(150, &st);
+        assert_eq!((v.departures, qp, v.busy_ns), (2, 1, 200));
+        let (v, qp, _) = q.view(1_000, &st);
+        assert_eq!((v.departures, qp, v.max_pkts), (3, 0, 2));
+        // Area: the packets waited 100 and 200 ns.
+        let (mut v, _, _) = q.view(1_000, &st);
+        assert_eq!(v.mean_len(1_000, 0, 0).0, 300.0 / 1_000.0);
+        assert_eq!(flows[0].drop_sites.len(), 1);
+    }
+
+    #[test]
+    fn future_offers_are_not_seen_before_they_happen_and_reset_keeps_them() {
+        let mut q = LazyFifo::new(Limit::Packets(10));
+        let (mut busy, mut st, mut flows) = (0, QueueStats::default(), vec![FlowStats::default()]);
+        // Decided at now = 0 for arrivals at 1 000 and 1 050 (cut-through).
+        offer(&mut q, &mut busy, &mut st, &mut flows, 0, 1_000, 100);
+        offer(&mut q, &mut busy, &mut st, &mut flows, 0, 1_050, 100);
+        let (v, qp, _) = q.view(500, &st);
+        assert_eq!((v.arrivals, v.departures, qp), (0, 0, 0));
+        let (v, qp, _) = q.view(1_060, &st);
+        assert_eq!((v.arrivals, v.departures, qp), (2, 1, 1));
+        // Warm-up ends at 1 060: only what happens after it stays.
+        q.reset(1_060, &mut st);
+        assert_eq!((st.arrivals, st.departures, st.since), (0, 1, 1_060));
+        let (v, _, _) = q.view(2_000, &st);
+        assert_eq!((v.arrivals, v.departures, v.max_pkts), (0, 1, 1));
+    }
+
+    #[test]
+    fn crossings_already_past_leave_no_ledger_entry() {
+        let mut q = LazyFifo::new(Limit::Packets(10));
+        let (mut busy, mut st, mut flows) = (0, QueueStats::default(), vec![FlowStats::default()]);
+        for t in [0, 1_000, 2_000] {
+            offer(&mut q, &mut busy, &mut st, &mut flows, t, t, 100);
+        }
+        assert!(q.ledger.is_empty());
+        let (v, qp, _) = q.view(2_000, &st);
+        assert_eq!((v.arrivals, v.departures, qp, v.max_pkts), (3, 3, 0, 1));
+        // A packet that must wait is kept until its start has passed.
+        offer(&mut q, &mut busy, &mut st, &mut flows, 2_050, 2_050, 100);
+        assert_eq!(q.ledger.len(), 1);
+        q.prune(2_100);
+        assert!(q.ledger.is_empty());
+    }
+}
