@@ -185,18 +185,25 @@ impl LazyFifo {
 
     /// Keeps `c` in the ledger unless it is already entirely in the past (a packet sent
     /// at once on an idle link, or refused, at the current time): then only its part in
-    /// the peak is taken, as pruning would. Such a crossing starts no later than any
-    /// waiting one, so the cursor is unaffected.
+    /// the peak is taken, as pruning would. Such a crossing never waits, so the cursor,
+    /// which only looks at waiting crossings, does not need it.
     #[inline]
     fn record(&mut self, now: Time, c: Crossing) {
-        if c.end() <= now && self.cursor == self.base + self.ledger.len() as u64 {
-            if self.counts_for_peak(c.arr) {
-                self.max_pkts = self.max_pkts.max(c.len_pkts as u64);
-                self.max_bytes = self.max_bytes.max(c.len_bytes);
-            }
+        if c.end() <= now {
+            debug_assert!(c.fate == Fate::Overflow || self.cursor == self.base + self.ledger.len() as u64);
+            self.note_peak(&c);
             return;
         }
         self.ledger.push_back(c);
+    }
+
+    /// Takes a crossing that leaves the ledger (or never enters it) into the peak.
+    #[inline]
+    fn note_peak(&mut self, c: &Crossing) {
+        if self.counts_for_peak(c.arr) {
+            self.max_pkts = self.max_pkts.max(c.len_pkts as u64);
+            self.max_bytes = self.max_bytes.max(c.len_bytes);
+        }
     }
 
     /// Whether an arrival at `arr` counts for the peak queue length.
@@ -212,10 +219,8 @@ impl LazyFifo {
             if c.end() > now {
                 return;
             }
-            if self.counts_for_peak(c.arr) {
-                self.max_pkts = self.max_pkts.max(c.len_pkts as u64);
-                self.max_bytes = self.max_bytes.max(c.len_bytes);
-            }
+            let c = *c;
+            self.note_peak(&c);
             if self.cursor == self.base {
                 // Started by `now`, so before any later offer: out of the queue.
                 if c.start > c.arr {

@@ -117,11 +117,6 @@ impl LinkDir {
         }
     }
 
-    /// Whether this direction runs without events of its own (see [`lazy`]).
-    pub fn is_lazy(&self) -> bool {
-        self.lazy.is_some()
-    }
-
     /// Offers packet `id` to this lazy direction at time `at` (not before any earlier
     /// offer). Returns the packet's arrival time at the far node, or `None` if it was
     /// refused or lost (and freed).
