@@ -24,13 +24,22 @@ pub struct Core {
 }
 
 impl Core {
-    /// Injects or forwards packet `id` at node `node` along its route.
+    /// Injects or forwards packet `id` at node `node` along its route, now.
     #[inline]
     pub fn forward(&mut self, node: u32, id: crate::packet::PktId) {
+        let now = self.sched.now();
+        self.forward_at(node, id, now);
+    }
+
+    /// As [`Core::forward`], at time `at`: later than now only for an agent taking a
+    /// packet ahead of the clock, whose outgoing link is then event-free (see
+    /// [`Agent::next_wakeup`]).
+    #[inline]
+    pub fn forward_at(&mut self, node: u32, id: crate::packet::PktId, at: Time) {
         let dst = self.pool.get(id).dst;
         let ld = self.net.route(node, dst);
         debug_assert!(ld != crate::net::NO_ROUTE, "no route (validated at build time)");
-        self.net.enqueue(ld, id, &mut self.sched, &mut self.pool, &mut self.flows);
+        self.net.enqueue_at(ld, at, id, &mut self.sched, &mut self.pool, &mut self.flows);
     }
 }
 
@@ -64,7 +73,7 @@ impl<'a> Ctx<'a> {
             Side::Receiver => st.reverse_sent_pkts += 1,
         }
         let id = self.core.pool.alloc(p);
-        self.core.forward(self.node, id);
+        self.core.forward_at(self.node, id, self.now);
     }
 
     /// Schedules this agent's timer `kind` at absolute time `at`, tagged with `token`.
@@ -91,6 +100,21 @@ pub trait Agent: Send {
     fn on_packet(&mut self, ctx: &mut Ctx, pkt: &Packet);
     /// One of this agent's timers fired.
     fn on_timer(&mut self, _ctx: &mut Ctx, _kind: u16, _token: u32) {}
+    /// The earliest time at which one of this agent's timers may change its state
+    /// (`Some(Time::MAX)`: no timer pending), or `None` (the default) if the agent does
+    /// not say.
+    ///
+    /// An agent that says may be handed a packet *ahead of the clock*: when its node's
+    /// only link in and out run event-free, a packet decided to arrive at time `t` is
+    /// given to the agent at once (with `ctx.now = t`) instead of at an event at `t`,
+    /// provided `t` is before this wake-up time, before the flow's stop time and before
+    /// any reader of the flow's state (a flow trace's next sample, the end of warm-up,
+    /// the end of the run). Nothing else can see or change the agent in between, so the
+    /// outcome is the same; the agent must therefore use only `ctx.now`, never a clock
+    /// of its own, and report every timer it relies on here.
+    fn next_wakeup(&self) -> Option<Time> {
+        None
+    }
     /// Names of the agent's state exposed to time-series traces (e.g. `cwnd`).
     fn probe_names(&self) -> Vec<&'static str> {
         Vec::new()

@@ -29,6 +29,8 @@ struct TraceState {
     series: Series,
     prev_goodput: u64,
     row: Vec<f64>,
+    /// Time of the pending sample.
+    next: Time,
 }
 
 /// Why a run ended.
@@ -63,6 +65,9 @@ pub struct Results {
     pub wall_s: f64,
     pub stop: StopReason,
     pub peak_packets: usize,
+    /// Packets handed to their destination's agent ahead of the clock instead of by an
+    /// event (counted in `events` too; see [`crate::agent::Agent::next_wakeup`]).
+    pub taken_ahead: u64,
     pub flows: Table,
     pub queues: Table,
     pub drops: Table,
@@ -94,6 +99,16 @@ pub struct Simulation {
     warmup: Time,
     max_events: Option<u64>,
     queue_kinds: Vec<&'static str>,
+    /// Per node: the one flow end it hosts (for packets taken ahead of the clock).
+    node_agent: Vec<(u32, Side)>,
+    /// Packets may be taken ahead of the clock only if they arrive before this instant:
+    /// the next reader of flow state (a flow trace's sample, the end of warm-up, the end
+    /// of the run).
+    horizon: Time,
+    /// The `WarmupEnd` event has yet to run.
+    warmup_pending: bool,
+    /// See [`Results::taken_ahead`].
+    taken_ahead: u64,
 }
 
 impl Simulation {
@@ -191,10 +206,33 @@ impl Simulation {
                 series: Series::new(name, cols),
                 prev_goodput: 0,
                 row: Vec::with_capacity(width),
+                next: 0,
             });
         }
+        // Hosts whose one flow end may take packets ahead of the clock: one flow end, one
+        // link in and one out, both event-free.
+        let mut node_agent = vec![(u32::MAX, Side::Sender); net.nodes.len()];
+        if !opts.per_hop_events {
+            let mut ends = vec![0u32; net.nodes.len()];
+            for (i, f) in flows.iter().enumerate() {
+                ends[f.src as usize] += 1;
+                ends[f.dst as usize] += 1;
+                node_agent[f.src as usize] = (i as u32, Side::Sender);
+                node_agent[f.dst as usize] = (i as u32, Side::Receiver);
+            }
+            for (v, &(fi, side)) in node_agent.iter().enumerate() {
+                if ends[v] != 1 || net.lazy_host_links(v as u32).is_none() {
+                    continue;
+                }
+                let f = &flows[fi as usize];
+                let agent = if side == Side::Sender { &f.sender } else { &f.receiver };
+                if agent.next_wakeup().is_some() {
+                    net.set_early_node(v as u32);
+                }
+            }
+        }
         let nflows = flows.len();
-        Ok(Simulation {
+        let mut sim = Simulation {
             core: Core { sched, net, pool: PacketPool::new(), flows: vec![FlowStats::default(); nflows] },
             flows,
             traces,
@@ -204,7 +242,31 @@ impl Simulation {
             warmup: spec.warmup,
             max_events: spec.max_events,
             queue_kinds,
-        })
+            node_agent,
+            horizon: 0,
+            warmup_pending: spec.warmup > 0,
+            taken_ahead: 0,
+        };
+        sim.set_horizon();
+        Ok(sim)
+    }
+
+    /// Recomputes [`Simulation::horizon`] and the network's read horizon (after a
+    /// reader ran): the next instants at which flow state and queue statistics are read.
+    fn set_horizon(&mut self) {
+        let mut h = self.duration;
+        if self.warmup_pending {
+            h = h.min(self.warmup);
+        }
+        let mut q = h;
+        for t in &self.traces {
+            match t.target {
+                TraceTarget::Flow(_) => h = h.min(t.next),
+                TraceTarget::Queue(_) => q = q.min(t.next),
+            }
+        }
+        self.horizon = h;
+        self.core.net.set_read_horizon(q);
     }
 
     /// The network (for inspection and tests).
@@ -223,12 +285,19 @@ impl Simulation {
     }
 
     fn agent_call(&mut self, flow: u32, side: Side, f: impl FnOnce(&mut dyn Agent, &mut Ctx)) {
+        let now = self.core.sched.now();
+        self.agent_call_at(now, flow, side, f)
+    }
+
+    /// Calls an agent with `ctx.now = now` (later than the clock for a packet taken ahead).
+    #[inline]
+    fn agent_call_at(&mut self, now: Time, flow: u32, side: Side, f: impl FnOnce(&mut dyn Agent, &mut Ctx)) {
         let slot = &mut self.flows[flow as usize];
         let (agent, node, peer) = match side {
             Side::Sender => (&mut slot.sender, slot.src, slot.dst),
             Side::Receiver => (&mut slot.receiver, slot.dst, slot.src),
         };
-        let mut ctx = Ctx { now: self.core.sched.now(), flow, side, node, peer, core: &mut self.core };
+        let mut ctx = Ctx { now, flow, side, node, peer, core: &mut self.core };
         f(agent.as_mut(), &mut ctx);
     }
 
@@ -238,16 +307,83 @@ impl Simulation {
             self.core.forward(node, id);
             return;
         }
+        let now = self.core.sched.now();
+        self.deliver(now, id);
+    }
+
+    /// Packet `id` reaches its destination's agent at `now`.
+    #[inline]
+    fn deliver(&mut self, now: Time, id: crate::packet::PktId) {
         // Copied out so the agent may send (and the pool grow) while reading it.
         let p = *self.core.pool.get(id);
         self.core.pool.free(id);
-        let now = self.core.sched.now();
         let side = if p.src == self.flows[p.flow as usize].src { Side::Receiver } else { Side::Sender };
         match side {
             Side::Receiver => self.core.flows[p.flow as usize].on_delivered(now, &p),
             Side::Sender => self.core.flows[p.flow as usize].reverse_delivered_pkts += 1,
         }
-        self.agent_call(p.flow, side, |a, ctx| a.on_packet(ctx, &p));
+        self.agent_call_at(now, p.flow, side, |a, ctx| a.on_packet(ctx, &p));
+    }
+
+    /// Whether the agent of `node` may take a packet arriving at `t` now, ahead of the
+    /// clock (see [`Agent::next_wakeup`]).
+    #[inline]
+    fn ahead_ok(&self, node: u32, t: Time) -> bool {
+        if t >= self.horizon {
+            return false;
+        }
+        let (fi, side) = self.node_agent[node as usize];
+        let f = &self.flows[fi as usize];
+        match side {
+            Side::Sender => t < f.stop.unwrap_or(Time::MAX) && f.sender.next_wakeup().is_some_and(|w| t < w),
+            Side::Receiver => f.receiver.next_wakeup().is_some_and(|w| t < w),
+        }
+    }
+
+    /// Hands the packets the last event decided for hosts that take them ahead of the
+    /// clock to their agents, in the order decided (each host's in its arrival order),
+    /// or puts them back on the event path when the agent cannot take them yet. A host
+    /// whose line still holds packets on the event path takes those first, or none.
+    ///
+    /// Each packet handed over counts as an executed event: `max_events` and the stop
+    /// check apply to them too (a chain of hosts fed only by event-free links can run a
+    /// whole simulation from one event).
+    fn take_early(&mut self, max_events: u64, should_stop: &mut dyn FnMut() -> bool) -> Option<StopReason> {
+        while let Some((t, seq, ld, id, start)) = self.core.net.early.pop_front() {
+            let node = self.core.net.links[ld as usize].to;
+            let mut ok = self.ahead_ok(node, t);
+            if ok && self.core.net.in_flight_front(ld).is_some() {
+                // Every packet on the line arrives by `t`: hand them over first.
+                let mut first = true;
+                while let Some((ti, _, _, _)) = self.core.net.in_flight_front(ld) {
+                    if !self.ahead_ok(node, ti) {
+                        self.core.net.rearm_in_flight(ld, &mut self.core.sched);
+                        ok = false;
+                        break;
+                    }
+                    let (_, _, pi, _) = self.core.net.take_in_flight(ld, first).expect("peeked");
+                    first = false;
+                    self.deliver(ti, pi);
+                    self.taken_ahead += 1;
+                    self.core.sched.note_executed();
+                    if let Some(r) = self.check_stop(max_events, should_stop) {
+                        return Some(r);
+                    }
+                }
+                ok = ok && self.ahead_ok(node, t);
+            }
+            if ok {
+                self.deliver(t, id);
+                self.taken_ahead += 1;
+                self.core.sched.note_executed();
+                if let Some(r) = self.check_stop(max_events, should_stop) {
+                    return Some(r);
+                }
+            } else {
+                self.core.net.arrive_later(ld, t, seq, id, start, &mut self.core.sched);
+            }
+        }
+        None
     }
 
     fn sample(&mut self, ti: u32) {
@@ -284,9 +420,11 @@ impl Simulation {
         }
         t.series.push_row(&t.row);
         let next = now + t.interval;
+        t.next = next;
         if next <= self.duration {
             self.core.sched.at(next, Event::Sample { trace: ti });
         }
+        self.set_horizon();
     }
 
     fn end_warmup(&mut self) {
@@ -296,6 +434,8 @@ impl Simulation {
             s.reset(now);
         }
         self.core.net.warmup(now, &mut self.core.flows, WarmupStep::RestoreDrops);
+        self.warmup_pending = false;
+        self.set_horizon();
     }
 
     /// Runs to the end time (or `max_events`, or until `stop` is set).
@@ -319,8 +459,9 @@ impl Simulation {
             match ev {
                 Event::TxEnd { link } => self.core.net.tx_end(link, &mut self.core.sched, &mut self.core.pool, &mut self.core.flows),
                 Event::LinkArrive { link } => {
-                    let (node, pkt) = self.core.net.link_arrive(link, &mut self.core.sched);
-                    self.arrive(node, pkt)
+                    if let Some((node, pkt)) = self.core.net.link_arrive(link, &mut self.core.sched) {
+                        self.arrive(node, pkt)
+                    }
                 }
                 Event::NodeArrive { node } => {
                     self.core.net.node_arrive(node, &mut self.core.sched, &mut self.core.pool, &mut self.core.flows)
@@ -333,14 +474,28 @@ impl Simulation {
                 Event::Sample { trace } => self.sample(trace),
                 Event::WarmupEnd => self.end_warmup(),
             }
-            let n = self.core.sched.executed();
-            if n >= max_events {
-                return StopReason::MaxEvents;
+            if let Some(r) = self.check_stop(max_events, should_stop) {
+                return r;
             }
-            if n & 0x3FFF == 0 && should_stop() {
-                return StopReason::Interrupted;
+            if !self.core.net.early.is_empty() {
+                if let Some(r) = self.take_early(max_events, should_stop) {
+                    return r;
+                }
             }
         }
+    }
+
+    /// Whether to stop after the latest event (or packet taken ahead of the clock).
+    #[inline]
+    fn check_stop(&self, max_events: u64, should_stop: &mut dyn FnMut() -> bool) -> Option<StopReason> {
+        let n = self.core.sched.executed();
+        if n >= max_events {
+            return Some(StopReason::MaxEvents);
+        }
+        if n & 0x3FFF == 0 && should_stop() {
+            return Some(StopReason::Interrupted);
+        }
+        None
     }
 
     /// Runs and collects results.
@@ -500,6 +655,7 @@ impl Simulation {
             wall_s,
             stop,
             peak_packets,
+            taken_ahead: self.taken_ahead,
             flows,
             queues,
             drops,

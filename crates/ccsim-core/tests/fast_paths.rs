@@ -250,3 +250,142 @@ start = "0.0291s"
     let q = |c: &str| fast.queues.i64(c).unwrap().iter().sum::<i64>();
     assert!(q("drops_overflow") > 0 && q("drops_loss") > 0, "{} overflow, {} loss", q("drops_overflow"), q("drops_loss"));
 }
+
+/// Hosts whose agent takes packets ahead of the clock (every sender and receiver here),
+/// under everything that must stop it: flow traces sampling the agents' state, a warm-up,
+/// delayed-ACK timers, retransmission timeouts on a lossy path, ns-2's random send
+/// `overhead` (a pacing timer), a flow that stops early and one that starts late. Every
+/// table and trace must equal the reference bit for bit.
+#[test]
+fn agents_ahead_of_the_clock_equal_per_hop_events() {
+    let toml = r#"
+nodes = ["s0", "s1", "s2", "r1", "r2", "d0", "d1", "d2"]
+[simulation]
+duration = "5s"
+warmup = "1.3s"
+seed = 11
+[[links]]
+a = "s0"
+b = "r1"
+rate = "100Mbps"
+delay = "1.000013ms"
+[[links]]
+a = "s1"
+b = "r1"
+rate = "100Mbps"
+delay = "2.300041ms"
+[[links]]
+a = "s2"
+b = "r1"
+rate = "100Mbps"
+delay = "0.700097ms"
+[[links]]
+a = "r1"
+b = "r2"
+rate = "10Mbps"
+delay = "10.000003ms"
+queue = { kind = "droptail", limit = 12 }
+[[links]]
+a = "r2"
+b = "d0"
+rate = "100Mbps"
+delay = "1.900027ms"
+loss = { kind = "bernoulli", p = 0.04 }
+[[links]]
+a = "r2"
+b = "d1"
+rate = "100Mbps"
+delay = "3.100061ms"
+[[links]]
+a = "r2"
+b = "d2"
+rate = "20Mbps"
+delay = "0.500083ms"
+[[flows]]
+name = "lossy"
+kind = "tcp"
+src = "s0"
+dst = "d0"
+[[flows]]
+name = "delack"
+kind = "tcp"
+profile = "linux"
+delack_timeout = "7ms"
+src = "s1"
+dst = "d1"
+stop = "3.7s"
+[[flows]]
+name = "overhead"
+kind = "tcp"
+src = "s2"
+dst = "d2"
+overhead = "0.3ms"
+start = "0.8s"
+[[traces]]
+kind = "flow"
+flow = "lossy"
+interval = "0.0731s"
+[[traces]]
+kind = "flow"
+flow = "delack"
+interval = "0.25s"
+"#;
+    let fast = run(toml, false);
+    let slow = run(toml, true);
+    // Most packets are taken ahead of the clock (deliveries are counted after the warm-up
+    // only, packets taken ahead over the whole run).
+    let delivered: i64 = ["delivered_pkts", "reverse_delivered_pkts"].iter().map(|c| fast.flows.i64(c).unwrap().iter().sum::<i64>()).sum();
+    assert!(fast.taken_ahead as i64 * 10 > delivered * 7, "{} of {delivered}", fast.taken_ahead);
+    assert_eq!(slow.taken_ahead, 0);
+    assert!(fast.events < slow.events, "{} vs {} events", fast.events, slow.events);
+    assert_eq!(fast.flows, slow.flows, "flows");
+    assert_eq!(fast.queues, slow.queues, "queues");
+    assert_eq!(fast.series.len(), slow.series.len());
+    for ((n1, t1), (n2, t2)) in fast.series.iter().zip(&slow.series) {
+        assert_eq!(n1, n2);
+        assert_eq!(t1, t2, "series {n1}");
+    }
+    let col = |c: &str| match fast.flows.column(c) {
+        Some(Column::F64(v)) => v.clone(),
+        _ => panic!("no column {c}"),
+    };
+    // The run must exercise timeouts and delayed ACKs (fewer ACKs than segments).
+    assert!(col("timeouts")[0] > 0.0, "timeouts {:?}", col("timeouts"));
+    let (acks, segs) = (fast.flows.i64("reverse_sent_pkts").unwrap()[1], fast.flows.i64("sent_pkts").unwrap()[1]);
+    assert!(acks * 10 < segs * 7, "{acks} ACKs for {segs} segments");
+}
+
+/// Two hosts on one link: the sender and receiver hand packets to each other ahead of the
+/// clock, so one event could run the whole simulation. `max_events` and the stop check
+/// still apply, each packet taken ahead counting as an event.
+#[test]
+fn a_run_taken_ahead_still_stops_on_request() {
+    let toml = r#"
+nodes = ["a", "b"]
+[simulation]
+duration = "1000s"
+[[links]]
+a = "a"
+b = "b"
+rate = "1Gbps"
+delay = "1ms"
+[[flows]]
+kind = "tcp"
+src = "a"
+dst = "b"
+"#;
+    let mut spec = from_toml(toml).unwrap();
+    spec.max_events = Some(50_000);
+    let r = Simulation::with_options(spec, &SimOptions::default()).unwrap().run_to_results(None);
+    assert_eq!((r.stop, r.events), (ccsim_core::sim::StopReason::MaxEvents, 50_000));
+    assert!(r.taken_ahead > 49_000, "{}", r.taken_ahead);
+
+    let mut sim = Simulation::with_options(from_toml(toml).unwrap(), &SimOptions::default()).unwrap();
+    let mut polls = 0;
+    let reason = sim.run_with(&mut || {
+        polls += 1;
+        polls > 3
+    });
+    assert_eq!(reason, ccsim_core::sim::StopReason::Interrupted);
+    assert!(sim.now() < ccsim_core::units::secs(1.0), "stopped at {} ns", sim.now());
+}

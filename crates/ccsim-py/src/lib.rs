@@ -93,6 +93,7 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
     meta.set_item("wall_s", r.wall_s)?;
     meta.set_item("stop", r.stop.name())?;
     meta.set_item("peak_packets", r.peak_packets)?;
+    meta.set_item("taken_ahead", r.taken_ahead)?;
     meta.set_item("version", ccsim_core::VERSION)?;
     d.set_item("meta", meta)?;
     d.set_item("flows", table_to_py(py, &r.flows)?)?;

@@ -20,6 +20,9 @@ impl Agent for DatagramSink {
         }
         ctx.stats().goodput_bytes += pkt.payload as u64;
     }
+    fn next_wakeup(&self) -> Option<crate::units::Time> {
+        Some(crate::units::Time::MAX)
+    }
     fn summary(&self) -> Vec<(&'static str, f64)> {
         vec![("out_of_order", self.out_of_order as f64)]
     }

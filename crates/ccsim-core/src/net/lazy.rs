@@ -67,7 +67,8 @@ pub(crate) enum Fate {
 
 /// Everything about a packet the link needs to decide its crossing.
 pub(crate) struct Offer {
-    /// The current (event) time; `at` is never earlier.
+    /// The instant up to which the ledger is settled (pruned): at least the current event
+    /// time, at most `at`.
     pub now: Time,
     pub at: Time,
     pub size: u32,

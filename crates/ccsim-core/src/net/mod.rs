@@ -72,12 +72,16 @@ pub struct LinkDir {
     pub capture: Option<Box<crate::trace::pcap::PcapWriter>>,
     /// Every drop on this direction, when a `drops` trace asks for it.
     pub drop_log: Option<Box<DropLog>>,
-    /// Packets in propagation: (arrival time, event sequence number, packet), in order.
-    in_flight: VecDeque<(Time, u64, PktId)>,
+    /// Packets in propagation: (arrival time, event sequence number, packet, start of its
+    /// serialization here), in order.
+    in_flight: VecDeque<(Time, u64, PktId, Time)>,
     /// Set when this direction runs event-free (see [`lazy`]); `queue` then stays empty.
     lazy: Option<LazyFifo>,
     /// Lazy, and packets reaching the far node may be cut through to a next link.
     cut_ok: bool,
+    /// `LinkArrive` events in the heap made void because their packets were handed to
+    /// the far node's agent ahead of the clock (see [`Network::early`]).
+    void_arrivals: u32,
 }
 
 impl LinkDir {
@@ -114,15 +118,16 @@ impl LinkDir {
             in_flight: VecDeque::with_capacity(64),
             lazy: None,
             cut_ok: false,
+            void_arrivals: 0,
         }
     }
 
     /// Offers packet `id` to this lazy direction at time `at` (not before any earlier
-    /// offer). Returns the packet's arrival time at the far node, or `None` if it was
-    /// refused or lost (and freed).
+    /// offer). Returns the start of the packet's serialization and its arrival time at
+    /// the far node, or `None` if it was refused or lost (and freed).
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn admit(&mut self, ld: u32, now: Time, at: Time, id: PktId, pool: &mut PacketPool, flows: &mut [FlowStats]) -> Option<Time> {
+    fn admit(&mut self, ld: u32, now: Time, at: Time, id: PktId, pool: &mut PacketPool, flows: &mut [FlowStats]) -> Option<(Time, Time)> {
         let lz = self.lazy.as_mut().expect("admit on a lazy link");
         let p = pool.get(id);
         let o = Offer { now, at, size: p.size, flow: p.flow, forward: p.kind != Kind::Ack };
@@ -142,7 +147,7 @@ impl LinkDir {
             pool.free(id);
             return None;
         }
-        Some(done + self.delay)
+        Some((start, done + self.delay))
     }
 }
 
@@ -199,7 +204,18 @@ pub struct Network {
     batch_in: Vec<Vec<u32>>,
     lookahead: Vec<Time>,
     node_next: Vec<Time>,
-    batch_buf: Vec<(Time, u64, PktId)>,
+    batch_buf: Vec<(Time, Time, u64, PktId)>,
+    /// Nodes whose agent may take packets ahead of the clock (set by the simulation).
+    early_node: Vec<bool>,
+    /// Packets for such nodes, decided to arrive at `.0` (with the event sequence number
+    /// they would have had, `.1`) over direction `.2`, packet `.3`, having started
+    /// serialization there at `.4`: the simulation hands them to the agent after the
+    /// current event, or puts them back on the event path ([`Network::arrive_later`]).
+    pub early: VecDeque<(Time, u64, u32, PktId, Time)>,
+    /// No queue statistics are read before this instant (set by the simulation: the next
+    /// queue-trace sample, the end of warm-up or of the run), so a lazy direction may
+    /// forget crossings that end by then, or by the offer being decided if earlier.
+    read_horizon: Time,
     dropped: Dropped,
 }
 
@@ -217,6 +233,9 @@ impl Network {
             lookahead: vec![0; n],
             node_next: vec![Time::MAX; n],
             batch_buf: Vec::new(),
+            early_node: vec![false; n],
+            early: VecDeque::new(),
+            read_horizon: 0,
             dropped: Vec::with_capacity(16),
         };
         net.compute_routes();
@@ -316,21 +335,23 @@ impl Network {
         let mut next = Time::MAX;
         for &f in &self.batch_in[v] {
             let l = &mut self.links[f as usize];
-            while let Some(&(at, seq, id)) = l.in_flight.front() {
+            while let Some(&(at, seq, id, start)) = l.in_flight.front() {
                 if at >= horizon {
                     next = next.min(at);
                     break;
                 }
-                batch.push((at, seq, id));
+                batch.push((at, start, seq, id));
                 l.in_flight.pop_front();
             }
             if let Some(lz) = l.lazy.as_mut() {
                 lz.prune(now);
             }
         }
-        // Simultaneous arrivals in scheduling order, as events would run.
-        batch.sort_unstable_by_key(|&(at, seq, _)| (at, seq));
-        for &(at, _, id) in &batch {
+        // Simultaneous arrivals in the order events would run them: by when they started
+        // serialization on their last link (a packet's arrival event is scheduled then),
+        // then in scheduling order.
+        batch.sort_unstable_by_key(|&(at, start, seq, _)| (at, start, seq));
+        for &(at, _, _, id) in &batch {
             let out = self.route(node, pool.get(id).dst);
             self.enqueue_lazy(out, at, id, sched, pool, flows);
         }
@@ -434,20 +455,24 @@ impl Network {
         Some(path)
     }
 
-    /// Offers packet `id` to link direction `ld`'s queue; starts transmission if idle.
+    /// Offers packet `id` to link direction `ld`'s queue at time `at`; starts
+    /// transmission if idle. `at` is later than now only on a lazy direction (a packet
+    /// sent by an agent ahead of the clock).
     #[inline]
-    pub fn enqueue(
+    pub fn enqueue_at(
         &mut self,
         ld: u32,
+        at: Time,
         id: PktId,
         sched: &mut Scheduler,
         pool: &mut PacketPool,
         flows: &mut [FlowStats],
     ) {
-        let now = sched.now();
         if self.links[ld as usize].lazy.is_some() {
-            return self.enqueue_lazy(ld, now, id, sched, pool, flows);
+            return self.enqueue_lazy(ld, at, id, sched, pool, flows);
         }
+        let now = sched.now();
+        debug_assert_eq!(at, now, "only a lazy direction takes a packet ahead of the clock");
         let link = &mut self.links[ld as usize];
         if link.txend_pending && link.busy_until <= now {
             // A departure due at this very instant goes before the arrival (the rule of the
@@ -506,8 +531,12 @@ impl Network {
         let now = sched.now();
         loop {
             let link = &mut self.links[ld as usize];
-            link.lazy.as_mut().unwrap().prune(now);
-            let Some(arr) = link.admit(ld, now, at, id, pool, flows) else { return };
+            // Everything ending by then is final: no later offer (at or after `at`) and
+            // no reader (at or after the read horizon) can see it apart from its counts.
+            // Taken ahead of the clock, `at` may be far beyond `now`.
+            let settled = at.min(self.read_horizon).max(now);
+            link.lazy.as_mut().unwrap().prune(settled);
+            let Some((start, arr)) = link.admit(ld, settled, at, id, pool, flows) else { return };
             let (cut_ok, far, dst) = (link.cut_ok, link.to, pool.get(id).dst);
             if cut_ok && dst != far {
                 let next = self.route(far, dst);
@@ -520,9 +549,13 @@ impl Network {
             let link = &mut self.links[ld as usize];
             let to = link.to as usize;
             let seq = sched.next_seq();
+            if self.early_node[to] && dst == far {
+                self.early.push_back((arr, seq, ld, id, start));
+                return;
+            }
             if !self.batch_in[to].is_empty() {
                 // Into a batch router's line: its `NodeArrive` event takes it.
-                link.in_flight.push_back((arr, seq, id));
+                link.in_flight.push_back((arr, seq, id, start));
                 if arr < self.node_next[to] {
                     self.node_next[to] = arr;
                     sched.at(arr, Event::NodeArrive { node: to as u32 });
@@ -532,7 +565,7 @@ impl Network {
             if link.in_flight.is_empty() {
                 sched.at_with_seq(arr, seq, Event::LinkArrive { link: ld });
             }
-            link.in_flight.push_back((arr, seq, id));
+            link.in_flight.push_back((arr, seq, id, start));
             return;
         }
     }
@@ -583,7 +616,7 @@ impl Network {
             if link.in_flight.is_empty() {
                 sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });
             }
-            link.in_flight.push_back((at, seq, id));
+            link.in_flight.push_back((at, seq, id, now));
         }
         if link.qlen > 0 {
             link.txend_pending = true;
@@ -604,17 +637,80 @@ impl Network {
     }
 
     /// The head of `ld`'s propagation line has arrived: returns (node, packet) and puts the
-    /// next one, if any, in the event heap.
+    /// next one, if any, in the event heap. `None` for a void event.
     #[inline]
-    pub fn link_arrive(&mut self, ld: u32, sched: &mut Scheduler) -> (u32, PktId) {
+    pub fn link_arrive(&mut self, ld: u32, sched: &mut Scheduler) -> Option<(u32, PktId)> {
         let link = &mut self.links[ld as usize];
+        if link.void_arrivals > 0 {
+            link.void_arrivals -= 1;
+            return None;
+        }
         if let Some(lz) = link.lazy.as_mut() {
             lz.prune(sched.now());
         }
-        let (_, _, id) = link.in_flight.pop_front().expect("LinkArrive without a packet in flight");
-        if let Some(&(at, seq, _)) = link.in_flight.front() {
+        let (_, _, id, _) = link.in_flight.pop_front().expect("LinkArrive without a packet in flight");
+        if let Some(&(at, seq, _, _)) = link.in_flight.front() {
             sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });
         }
-        (link.to, id)
+        Some((link.to, id))
+    }
+
+    /// See [`Network::read_horizon`].
+    pub fn set_read_horizon(&mut self, t: Time) {
+        self.read_horizon = t;
+    }
+
+    /// Lets node `v`'s agent take packets ahead of the clock: its only incoming and
+    /// outgoing directions must be lazy (checked by the caller).
+    pub fn set_early_node(&mut self, v: u32) {
+        self.early_node[v as usize] = true;
+    }
+
+    /// The only incoming and outgoing directions of node `v`, if both are lazy.
+    pub fn lazy_host_links(&self, v: u32) -> Option<(u32, u32)> {
+        let out = self.sole_link[v as usize];
+        if out == NO_ROUTE || self.links[out as usize].lazy.is_none() {
+            return None;
+        }
+        let mut ins = self.links.iter().enumerate().filter(|(_, l)| l.to == v);
+        match (ins.next(), ins.next()) {
+            (Some((i, l)), None) if l.lazy.is_some() => Some((i as u32, out)),
+            _ => None,
+        }
+    }
+
+    /// Packets on `ld`'s propagation line (still to arrive by event), oldest first.
+    #[inline]
+    pub fn in_flight_front(&self, ld: u32) -> Option<(Time, u64, PktId, Time)> {
+        self.links[ld as usize].in_flight.front().copied()
+    }
+
+    /// Takes the head of `ld`'s line to hand it over ahead of its event: the first call
+    /// for a line makes its pending `LinkArrive` event void (`first`).
+    #[inline]
+    pub fn take_in_flight(&mut self, ld: u32, first: bool) -> Option<(Time, u64, PktId, Time)> {
+        let link = &mut self.links[ld as usize];
+        if first {
+            link.void_arrivals += 1;
+        }
+        link.in_flight.pop_front()
+    }
+
+    /// After [`Network::take_in_flight`] stopped with packets left: the new head's event.
+    pub fn rearm_in_flight(&mut self, ld: u32, sched: &mut Scheduler) {
+        if let Some(&(at, seq, _, _)) = self.links[ld as usize].in_flight.front() {
+            sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });
+        }
+    }
+
+    /// Puts a packet of [`Network::early`] back on the event path: it arrives by a
+    /// `LinkArrive` event at `at`, as it would have without the early hand-over.
+    #[inline]
+    pub fn arrive_later(&mut self, ld: u32, at: Time, seq: u64, id: PktId, start: Time, sched: &mut Scheduler) {
+        let link = &mut self.links[ld as usize];
+        if link.in_flight.is_empty() {
+            sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });
+        }
+        link.in_flight.push_back((at, seq, id, start));
     }
 }

@@ -22,6 +22,8 @@ pub struct TcpReceiver {
     pending: u32,
     delack_token: u32,
     delack_armed: bool,
+    /// When the armed delayed-ACK timer fires.
+    delack_at: Time,
     updates: u64,
     pub acks_sent: u64,
     pub dup_segments: u64,
@@ -37,6 +39,7 @@ impl TcpReceiver {
             pending: 0,
             delack_token: 0,
             delack_armed: false,
+            delack_at: 0,
             updates: 0,
             acks_sent: 0,
             dup_segments: 0,
@@ -135,8 +138,13 @@ impl Agent for TcpReceiver {
         } else if !self.delack_armed {
             self.delack_armed = true;
             self.delack_token = self.delack_token.wrapping_add(1);
-            ctx.timer_at(ctx.now + self.cfg.delack_timeout, TIMER_DELACK, self.delack_token);
+            self.delack_at = ctx.now + self.cfg.delack_timeout;
+            ctx.timer_at(self.delack_at, TIMER_DELACK, self.delack_token);
         }
+    }
+
+    fn next_wakeup(&self) -> Option<Time> {
+        Some(if self.delack_armed { self.delack_at } else { Time::MAX })
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx, kind: u16, token: u32) {

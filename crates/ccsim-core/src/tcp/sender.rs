@@ -508,6 +508,12 @@ impl Agent for TcpSender {
         }
     }
 
+    fn next_wakeup(&self) -> Option<Time> {
+        // A pending RTO event before the deadline only re-arms itself; the deadline counts.
+        let rto = self.rto_deadline.unwrap_or(Time::MAX);
+        Some(if self.pace_pending { rto.min(self.pace_next) } else { rto })
+    }
+
     fn on_timer(&mut self, ctx: &mut Ctx, kind: u16, token: u32) {
         match kind {
             TIMER_RTO if token == self.rto_token => {
