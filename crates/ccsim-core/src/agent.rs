@@ -59,21 +59,32 @@ impl<'a> Ctx<'a> {
     /// Sends `p` from this agent to the flow's other end. Fills in flow, addresses and
     /// `sent_at`; counts it in the flow's statistics.
     #[inline]
-    pub fn send(&mut self, mut p: Packet) {
-        p.flow = self.flow;
-        p.src = self.node;
-        p.dst = self.peer;
-        p.sent_at = self.now;
-        let st = &mut self.core.flows[self.flow as usize];
+    pub fn send(&mut self, p: Packet) {
+        self.send_with(|q| *q = p)
+    }
+
+    /// As [`Ctx::send`], for a packet built in place by `fill` from a default one (a
+    /// packet built first and copied then can stall the copy: store forwarding).
+    #[inline]
+    pub fn send_with(&mut self, fill: impl FnOnce(&mut Packet)) {
+        let (flow, node, peer, now) = (self.flow, self.node, self.peer, self.now);
+        let id = self.core.pool.alloc_with(|q| {
+            fill(q);
+            q.flow = flow;
+            q.src = node;
+            q.dst = peer;
+            q.sent_at = now;
+        });
+        let size = self.core.pool.get(id).size;
+        let st = &mut self.core.flows[flow as usize];
         match self.side {
             Side::Sender => {
                 st.sent_pkts += 1;
-                st.sent_bytes += p.size as u64;
+                st.sent_bytes += size as u64;
             }
             Side::Receiver => st.reverse_sent_pkts += 1,
         }
-        let id = self.core.pool.alloc(p);
-        self.core.forward_at(self.node, id, self.now);
+        self.core.forward_at(node, id, now);
     }
 
     /// Schedules this agent's timer `kind` at absolute time `at`, tagged with `token`.

@@ -115,6 +115,27 @@ impl PacketPool {
         }
     }
 
+    /// Stores a default packet filled in place by `fill` (no copy of a packet built
+    /// elsewhere) and returns its id; assigns `uid` after `fill`.
+    #[inline]
+    pub fn alloc_with(&mut self, fill: impl FnOnce(&mut Packet)) -> PktId {
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.slots[id as usize] = Packet::default();
+                id
+            }
+            None => {
+                self.slots.push(Packet::default());
+                (self.slots.len() - 1) as PktId
+            }
+        };
+        let p = &mut self.slots[id as usize];
+        fill(p);
+        p.uid = self.next_uid;
+        self.next_uid += 1;
+        id
+    }
+
     #[inline]
     pub fn get(&self, id: PktId) -> &Packet {
         &self.slots[id as usize]

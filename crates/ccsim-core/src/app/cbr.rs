@@ -24,7 +24,12 @@ impl Cbr {
     }
 
     fn send_one(&mut self, ctx: &mut Ctx) {
-        ctx.send(Packet { size: self.size, payload: self.size, seq: self.seq, ..Default::default() });
+        let (size, seq) = (self.size, self.seq);
+        ctx.send_with(|p| {
+            p.size = size;
+            p.payload = size;
+            p.seq = seq;
+        });
         self.seq += 1;
         let mut g = super::gap(self.size, self.rate_bps, &mut self.rem);
         if self.jitter {

@@ -49,7 +49,12 @@ impl OnOff {
     }
 
     fn send_one(&mut self, ctx: &mut Ctx) {
-        ctx.send(Packet { size: self.size, payload: self.size, seq: self.seq, ..Default::default() });
+        let (size, seq) = (self.size, self.seq);
+        ctx.send_with(|p| {
+            p.size = size;
+            p.payload = size;
+            p.seq = seq;
+        });
         self.seq += 1;
         let g = super::gap(self.size, self.rate_bps, &mut self.rem);
         ctx.timer_at(ctx.now + g.max(1), SEND, self.token);

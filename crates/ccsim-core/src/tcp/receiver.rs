@@ -62,35 +62,36 @@ impl TcpReceiver {
     }
 
     fn send_ack(&mut self, ctx: &mut Ctx, first: Option<(u64, u64)>) {
-        let mut p = Packet { kind: Kind::Ack, ack: self.rcv_nxt, ts_echo: self.ts_recent, ..Default::default() };
-        p.wnd = self.cfg.window_bytes.min(u32::MAX as u64) as u32;
-        if self.cfg.timestamps {
-            p.flags |= crate::packet::FLAG_TS;
-        }
-        if self.cfg.sack && !self.ooo.is_empty() {
-            let max = self.cfg.max_sack_blocks as usize;
-            let mut n = 0;
-            if let Some((s, e)) = first {
-                p.set_sack_block(0, s, e);
-                n = 1;
+        let cfg = &self.cfg;
+        let (ooo, rcv_nxt, ts_recent) = (&self.ooo, self.rcv_nxt, self.ts_recent);
+        ctx.send_with(|p| {
+            p.kind = Kind::Ack;
+            p.ack = rcv_nxt;
+            p.ts_echo = ts_recent;
+            p.wnd = cfg.window_bytes.min(u32::MAX as u64) as u32;
+            if cfg.timestamps {
+                p.flags |= crate::packet::FLAG_TS;
             }
-            // The remaining blocks, most recently updated first (no allocation: k passes).
-            let mut last_pick = u64::MAX;
-            while n < max.min(p.sack.len()) {
-                let pick = self
-                    .ooo
-                    .iter()
-                    .filter(|b| Some((b.0, b.1)) != first && b.2 < last_pick)
-                    .max_by_key(|b| b.2);
-                let Some(b) = pick else { break };
-                p.set_sack_block(n, b.0, b.1);
-                last_pick = b.2;
-                n += 1;
+            if cfg.sack && !ooo.is_empty() {
+                let max = cfg.max_sack_blocks as usize;
+                let mut n = 0;
+                if let Some((s, e)) = first {
+                    p.set_sack_block(0, s, e);
+                    n = 1;
+                }
+                // The remaining blocks, most recently updated first (no allocation: k passes).
+                let mut last_pick = u64::MAX;
+                while n < max.min(p.sack.len()) {
+                    let pick = ooo.iter().filter(|b| Some((b.0, b.1)) != first && b.2 < last_pick).max_by_key(|b| b.2);
+                    let Some(b) = pick else { break };
+                    p.set_sack_block(n, b.0, b.1);
+                    last_pick = b.2;
+                    n += 1;
+                }
+                p.nsack = n as u8;
             }
-            p.nsack = n as u8;
-        }
-        p.size = self.cfg.header_bytes(p.nsack);
-        ctx.send(p);
+            p.size = cfg.header_bytes(p.nsack);
+        });
         self.acks_sent += 1;
         self.pending = 0;
         if self.delack_armed {

@@ -191,13 +191,13 @@ impl TcpSender {
         if end > self.snd_max {
             self.snd_max = end;
         }
-        ctx.send(Packet {
-            kind: Kind::Data,
-            seq,
-            payload: len,
-            size: len + self.cfg.header_bytes(0),
-            flags: if self.cfg.timestamps { crate::packet::FLAG_TS } else { 0 },
-            ..Default::default()
+        let (size, flags) = (len + self.cfg.header_bytes(0), if self.cfg.timestamps { crate::packet::FLAG_TS } else { 0 });
+        ctx.send_with(|p| {
+            p.kind = Kind::Data;
+            p.seq = seq;
+            p.payload = len;
+            p.size = size;
+            p.flags = flags;
         });
         self.arm_rto_if_idle(ctx);
     }
