@@ -27,10 +27,15 @@ use crate::packet::{Kind, PacketPool, PktId};
 use crate::queue::{DropReason, Dropped, Queue};
 use crate::units::{serialization, Time};
 use lazy::{LazyFifo, Offer};
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// No route.
 pub const NO_ROUTE: u32 = u32::MAX;
+
+/// A batch router with at most this many incoming lines scans them all at each of its
+/// events; one with more keeps those holding packets in a heap (see `Network::lines`).
+const SCAN_LINES: usize = 24;
 
 /// The steps of [`Network::warmup`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,12 +204,16 @@ pub struct Network {
     /// every flow, both ways) and by no local source: that feeder; else [`NO_ROUTE`].
     fed_by: Vec<u32>,
     /// Batch routers (see [`Network::node_arrive`]): per node, its incoming directions
-    /// (empty for other nodes), the look-ahead (smallest incoming delay) and the time of
-    /// its pending `NodeArrive` event (`Time::MAX`: none).
+    /// (empty for other nodes), the look-ahead (smallest incoming delay), the time of
+    /// its pending `NodeArrive` event (`Time::MAX`: none), and its incoming lines that
+    /// hold packets, by their first packet's (arrival, start of serialization, sequence
+    /// number): a router's lines merged in the order events would run the arrivals.
     batch_in: Vec<Vec<u32>>,
     lookahead: Vec<Time>,
     node_next: Vec<Time>,
-    batch_buf: Vec<(Time, Time, u64, PktId)>,
+    lines: Vec<BinaryHeap<Reverse<(Time, Time, u64, u32)>>>,
+    batch_buf: Vec<(Time, PktId)>,
+    scan_buf: Vec<(Time, Time, u64, PktId)>,
     /// Nodes whose agent may take packets ahead of the clock (set by the simulation).
     early_node: Vec<bool>,
     /// Packets for such nodes, decided to arrive at `.0` (with the event sequence number
@@ -232,7 +241,9 @@ impl Network {
             batch_in: vec![Vec::new(); n],
             lookahead: vec![0; n],
             node_next: vec![Time::MAX; n],
+            lines: (0..n).map(|_| BinaryHeap::new()).collect(),
             batch_buf: Vec::new(),
+            scan_buf: Vec::new(),
             early_node: vec![false; n],
             early: VecDeque::new(),
             read_horizon: 0,
@@ -333,25 +344,50 @@ impl Network {
         let mut batch = std::mem::take(&mut self.batch_buf);
         batch.clear();
         let mut next = Time::MAX;
-        for &f in &self.batch_in[v] {
-            let l = &mut self.links[f as usize];
-            while let Some(&(at, seq, id, start)) = l.in_flight.front() {
+        // Simultaneous arrivals come in the order events would run them: by when they
+        // started serialization on their last link (a packet's arrival event is scheduled
+        // then), then in scheduling order. A router with few lines scans them all and
+        // sorts; one with many merges the lines that hold packets through a heap.
+        if self.batch_in[v].len() <= SCAN_LINES {
+            let mut sorted = std::mem::take(&mut self.scan_buf);
+            sorted.clear();
+            for &f in &self.batch_in[v] {
+                let l = &mut self.links[f as usize];
+                while let Some(&(at, seq, id, start)) = l.in_flight.front() {
+                    if at >= horizon {
+                        next = next.min(at);
+                        break;
+                    }
+                    sorted.push((at, start, seq, id));
+                    l.in_flight.pop_front();
+                }
+                if let Some(lz) = l.lazy.as_mut() {
+                    lz.prune(now);
+                }
+            }
+            sorted.sort_unstable_by_key(|&(at, start, seq, _)| (at, start, seq));
+            batch.extend(sorted.iter().map(|&(at, _, _, id)| (at, id)));
+            self.scan_buf = sorted;
+        } else {
+            let lines = &mut self.lines[v];
+            while let Some(&Reverse((at, _, _, f))) = lines.peek() {
                 if at >= horizon {
-                    next = next.min(at);
+                    next = at;
                     break;
                 }
-                batch.push((at, start, seq, id));
-                l.in_flight.pop_front();
-            }
-            if let Some(lz) = l.lazy.as_mut() {
-                lz.prune(now);
+                lines.pop();
+                let l = &mut self.links[f as usize];
+                let (_, _, id, _) = l.in_flight.pop_front().expect("a line in the heap holds packets");
+                batch.push((at, id));
+                if let Some(&(a, seq, _, start)) = l.in_flight.front() {
+                    lines.push(Reverse((a, start, seq, f)));
+                }
+                if let Some(lz) = l.lazy.as_mut() {
+                    lz.prune(now);
+                }
             }
         }
-        // Simultaneous arrivals in the order events would run them: by when they started
-        // serialization on their last link (a packet's arrival event is scheduled then),
-        // then in scheduling order.
-        batch.sort_unstable_by_key(|&(at, start, seq, _)| (at, start, seq));
-        for &(at, _, _, id) in &batch {
+        for &(at, id) in &batch {
             let out = self.route(node, pool.get(id).dst);
             self.enqueue_lazy(out, at, id, sched, pool, flows);
         }
@@ -555,6 +591,9 @@ impl Network {
             }
             if !self.batch_in[to].is_empty() {
                 // Into a batch router's line: its `NodeArrive` event takes it.
+                if link.in_flight.is_empty() && self.batch_in[to].len() > SCAN_LINES {
+                    self.lines[to].push(Reverse((arr, start, seq, ld)));
+                }
                 link.in_flight.push_back((arr, seq, id, start));
                 if arr < self.node_next[to] {
                     self.node_next[to] = arr;
