@@ -383,6 +383,8 @@ impl Simulation {
                 self.core.net.arrive_later(ld, t, seq, id, start, &mut self.core.sched);
             }
         }
+        // Empty: restart the ring at its first slots, which stay in cache.
+        self.core.net.early.clear();
         None
     }
 

@@ -236,7 +236,8 @@ impl TcpSender {
             return self.sack_send(ctx);
         }
         loop {
-            let limit = (self.snd_una + self.window_bytes()).min(self.app_limit);
+            let wnd_end = self.snd_una + self.window_bytes();
+            let limit = wnd_end.min(self.app_limit);
             if let Some(end) = self.sb.sacked_end(self.snd_nxt) {
                 self.snd_nxt = end;
                 continue;
@@ -246,7 +247,7 @@ impl TcpSender {
             }
             let len = self.mss().min(self.app_limit - self.snd_nxt).min(self.sb.next_block_start(self.snd_nxt) - self.snd_nxt);
             // Whole segments only, unless it is the application's last piece.
-            if self.snd_nxt + len > self.snd_una + self.window_bytes() && len == self.mss() {
+            if self.snd_nxt + len > wnd_end && len == self.mss() {
                 break;
             }
             if !self.pace_ok(ctx) {
