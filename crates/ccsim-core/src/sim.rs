@@ -349,7 +349,10 @@ impl Simulation {
     /// check apply to them too (a chain of hosts fed only by event-free links can run a
     /// whole simulation from one event).
     fn take_early(&mut self, max_events: u64, should_stop: &mut dyn FnMut() -> bool) -> Option<StopReason> {
-        while let Some((t, seq, ld, id, start)) = self.core.net.early.pop_front() {
+        let mut i = 0;
+        while i < self.core.net.early.len() {
+            let (t, seq, ld, id, start) = self.core.net.early[i];
+            i += 1;
             let node = self.core.net.links[ld as usize].to;
             let mut ok = self.ahead_ok(node, t);
             if ok && self.core.net.in_flight_front(ld).is_some() {
@@ -367,6 +370,7 @@ impl Simulation {
                     self.taken_ahead += 1;
                     self.core.sched.note_executed();
                     if let Some(r) = self.check_stop(max_events, should_stop) {
+                        self.core.net.early.drain(..i);
                         return Some(r);
                     }
                 }
@@ -377,13 +381,13 @@ impl Simulation {
                 self.taken_ahead += 1;
                 self.core.sched.note_executed();
                 if let Some(r) = self.check_stop(max_events, should_stop) {
+                    self.core.net.early.drain(..i);
                     return Some(r);
                 }
             } else {
                 self.core.net.arrive_later(ld, t, seq, id, start, &mut self.core.sched);
             }
         }
-        // Empty: restart the ring at its first slots, which stay in cache.
         self.core.net.early.clear();
         None
     }

@@ -220,7 +220,7 @@ pub struct Network {
     /// they would have had, `.1`) over direction `.2`, packet `.3`, having started
     /// serialization there at `.4`: the simulation hands them to the agent after the
     /// current event, or puts them back on the event path ([`Network::arrive_later`]).
-    pub early: VecDeque<(Time, u64, u32, PktId, Time)>,
+    pub early: Vec<(Time, u64, u32, PktId, Time)>,
     /// No queue statistics are read before this instant (set by the simulation: the next
     /// queue-trace sample, the end of warm-up or of the run), so a lazy direction may
     /// forget crossings that end by then, or by the offer being decided if earlier.
@@ -245,7 +245,7 @@ impl Network {
             batch_buf: Vec::new(),
             scan_buf: Vec::new(),
             early_node: vec![false; n],
-            early: VecDeque::new(),
+            early: Vec::new(),
             read_horizon: 0,
             dropped: Vec::with_capacity(16),
         };
@@ -586,7 +586,7 @@ impl Network {
             let to = link.to as usize;
             let seq = sched.next_seq();
             if self.early_node[to] && dst == far {
-                self.early.push_back((arr, seq, ld, id, start));
+                self.early.push((arr, seq, ld, id, start));
                 return;
             }
             if !self.batch_in[to].is_empty() {
