@@ -135,22 +135,76 @@ impl LazyFifo {
             Limit::Bytes(b) => self.wait_bytes + o.size as u64 <= b,
         };
         if !fits {
-            stats.on_drop(DropReason::Overflow, o.size);
-            flows[o.flow as usize].on_drop_parts(ld, DropReason::Overflow, o.forward, o.size);
-            self.record(o.now, Crossing {
-                arr: o.at,
-                start: o.at,
-                tx: 0,
-                len_pkts: self.wait_pkts as u32,
-                len_bytes: self.wait_bytes,
-                flow: o.flow,
-                size: o.size,
-                fate: Fate::Overflow,
-                forward: o.forward,
-            });
+            self.refuse(o, stats, flows, ld);
             return None;
         }
         Some(o.at.max(busy_until))
+    }
+
+    /// [`LazyFifo::offer`] and [`LazyFifo::transmitted`] in one, for a packet offered
+    /// when the transmitter is free (`o.at >= busy_until`): every earlier crossing has
+    /// started, so the queue is empty and the packet, if it fits, starts at once. Returns
+    /// whether it was admitted; `tx` and `lost` are asked for only then.
+    #[inline]
+    pub fn offer_idle(
+        &mut self,
+        o: &Offer,
+        mut tx_lost: impl FnMut() -> (Time, bool),
+        stats: &mut QueueStats,
+        flows: &mut [FlowStats],
+        ld: u32,
+    ) -> Option<(Time, bool)> {
+        self.cursor = self.base + self.ledger.len() as u64;
+        self.wait_pkts = 0;
+        self.wait_bytes = 0;
+        stats.arrivals += 1;
+        stats.arrival_bytes += o.size as u64;
+        let fits = match self.limit {
+            Limit::Packets(n) => n > 0,
+            Limit::Bytes(b) => o.size as u64 <= b,
+        };
+        if !fits {
+            self.refuse(o, stats, flows, ld);
+            return None;
+        }
+        let (tx, lost) = tx_lost();
+        stats.departures += 1;
+        stats.departure_bytes += o.size as u64;
+        stats.busy_ns += tx;
+        if lost {
+            stats.on_drop(DropReason::Loss, o.size);
+            flows[o.flow as usize].on_drop_parts(ld, DropReason::Loss, o.forward, o.size);
+        }
+        let c = Crossing {
+            arr: o.at,
+            start: o.at,
+            tx,
+            len_pkts: 1,
+            len_bytes: o.size as u64,
+            flow: o.flow,
+            size: o.size,
+            fate: if lost { Fate::Lost } else { Fate::Sent },
+            forward: o.forward,
+        };
+        self.record(o.now, c);
+        Some((tx, lost))
+    }
+
+    /// Counts a packet refused by the full queue at `o.at` (its arrival already counted).
+    fn refuse(&mut self, o: &Offer, stats: &mut QueueStats, flows: &mut [FlowStats], ld: u32) {
+        stats.on_drop(DropReason::Overflow, o.size);
+        flows[o.flow as usize].on_drop_parts(ld, DropReason::Overflow, o.forward, o.size);
+        self.record(o.now, Crossing {
+            arr: o.at,
+            start: o.at,
+            tx: 0,
+            len_pkts: self.wait_pkts as u32,
+            len_bytes: self.wait_bytes,
+            flow: o.flow,
+            size: o.size,
+            fate: Fate::Overflow,
+            forward: o.forward,
+        });
     }
 
     /// Completes an admitted crossing: serialization `tx` from `start`, `lost` or not.

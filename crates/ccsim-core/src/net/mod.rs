@@ -136,6 +136,34 @@ impl LinkDir {
         let lz = self.lazy.as_mut().expect("admit on a lazy link");
         let p = pool.get(id);
         let o = Offer { now, at, size: p.size, flow: p.flow, forward: p.kind != Kind::Ack };
+        if at >= self.busy_until {
+            // The transmitter is free: the common case of a lightly loaded link.
+            let (rate, rem, loss) = (self.rate_bps, &mut self.rem, &mut self.loss);
+            let tx_lost = || {
+                let tx = serialization(o.size, rate, rem);
+                let lost = match loss.as_mut() {
+                    Some(m) => m.lose(at + tx, pool.get(id)),
+                    None => false,
+                };
+                (tx, lost)
+            };
+            let decided = lz.offer_idle(&o, tx_lost, &mut self.stats, flows, ld);
+            return match decided {
+                Some((tx, false)) => {
+                    self.busy_until = at + tx;
+                    Some((at, at + tx + self.delay))
+                }
+                Some((tx, true)) => {
+                    self.busy_until = at + tx;
+                    pool.free(id);
+                    None
+                }
+                None => {
+                    pool.free(id);
+                    None
+                }
+            };
+        }
         let Some(start) = lz.offer(&o, self.busy_until, &mut self.stats, flows, ld) else {
             pool.free(id);
             return None;
