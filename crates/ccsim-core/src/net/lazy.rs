@@ -168,13 +168,7 @@ impl LazyFifo {
             return None;
         }
         let (tx, lost) = tx_lost();
-        stats.departures += 1;
-        stats.departure_bytes += o.size as u64;
-        stats.busy_ns += tx;
-        if lost {
-            stats.on_drop(DropReason::Loss, o.size);
-            flows[o.flow as usize].on_drop_parts(ld, DropReason::Loss, o.forward, o.size);
-        }
+        Self::count_departure(o, tx, lost, stats, flows, ld);
         let c = Crossing {
             arr: o.at,
             start: o.at,
@@ -228,6 +222,13 @@ impl LazyFifo {
         }
         let wait = (start - o.at) as u128;
         stats.add_area(wait, wait * o.size as u128);
+        Self::count_departure(o, tx, lost, stats, flows, ld);
+        self.record(o.now, c);
+    }
+
+    /// Counts an admitted packet's departure (serialization `tx`) and its loss, if `lost`.
+    #[inline]
+    fn count_departure(o: &Offer, tx: Time, lost: bool, stats: &mut QueueStats, flows: &mut [FlowStats], ld: u32) {
         stats.departures += 1;
         stats.departure_bytes += o.size as u64;
         stats.busy_ns += tx;
@@ -235,7 +236,6 @@ impl LazyFifo {
             stats.on_drop(DropReason::Loss, o.size);
             flows[o.flow as usize].on_drop_parts(ld, DropReason::Loss, o.forward, o.size);
         }
-        self.record(o.now, c);
     }
 
     /// Keeps `c` in the ledger unless it is already entirely in the past (a packet sent
@@ -415,6 +415,32 @@ mod tests {
         assert_eq!((st.arrivals, st.departures, st.since), (0, 1, 1_060));
         let (v, _, _) = q.view(2_000, &st);
         assert_eq!((v.arrivals, v.departures, v.max_pkts), (0, 1, 1));
+    }
+
+    /// The fused path for a free transmitter counts exactly as offer + transmitted: sent,
+    /// lost and refused (too large for a byte limit) packets, decided at and before `at`.
+    #[test]
+    fn offers_to_a_free_transmitter_count_as_the_general_path() {
+        let (mut general, mut fused) = (LazyFifo::new(Limit::Bytes(1_000)), LazyFifo::new(Limit::Bytes(1_000)));
+        let (mut sg, mut sf) = (QueueStats::default(), QueueStats::default());
+        let (mut fg, mut ff) = (vec![FlowStats::default()], vec![FlowStats::default()]);
+        // (decided at, offered at, size, lost): each offered once the previous one is sent.
+        let offers = [(0, 0, 100, false), (50, 300, 200, true), (300, 700, 1_500, false), (700, 900, 400, false)];
+        for &(now, at, size, lost) in &offers {
+            let o = Offer { now, at, size, flow: 0, forward: true };
+            if let Some(start) = general.offer(&o, 0, &mut sg, &mut fg, 0) {
+                general.transmitted(&o, start, size as Time, lost, &mut sg, &mut fg, 0);
+            }
+            fused.offer_idle(&o, || (size as Time, lost), &mut sf, &mut ff, 0);
+        }
+        for t in [0, 250, 400, 800, 1_000, 2_000] {
+            let (vg, qg, bg) = general.view(t, &sg);
+            let (vf, qf, bf) = fused.view(t, &sf);
+            assert_eq!((qg, bg), (qf, bf), "queue at {t}");
+            assert_eq!(format!("{vg:?}"), format!("{vf:?}"), "statistics at {t}");
+        }
+        assert_eq!((sf.arrivals, sf.departures, sf.drops[DropReason::Overflow as usize], sf.drops[DropReason::Loss as usize]), (4, 3, 1, 1));
+        assert_eq!(format!("{fg:?}"), format!("{ff:?}"));
     }
 
     #[test]
