@@ -388,4 +388,11 @@ dst = "b"
     });
     assert_eq!(reason, ccsim_core::sim::StopReason::Interrupted);
     assert!(sim.now() < ccsim_core::units::secs(1.0), "stopped at {} ns", sim.now());
+
+    // A whole run in one chain of hand-overs keeps its list of them short.
+    let mut spec = from_toml(toml).unwrap();
+    spec.duration = ccsim_core::units::secs(5.0);
+    let mut sim = Simulation::with_options(spec, &SimOptions::default()).unwrap();
+    assert_eq!(sim.run(None), ccsim_core::sim::StopReason::EndTime);
+    assert!(sim.network().early.capacity() < 10_000, "{}", sim.network().early.capacity());
 }
