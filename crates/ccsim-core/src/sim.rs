@@ -363,40 +363,45 @@ impl Simulation {
             let node = self.core.net.links[ld as usize].to;
             let mut ok = self.ahead_ok(node, t);
             if ok && self.core.net.in_flight_front(ld).is_some() {
-                // Every packet on the line arrives by `t`: hand them over first.
+                // Every packet on the line arrives by `t`: hand them over first. (The
+                // first always can: the conditions only bound the arrival time.)
                 let mut first = true;
                 while let Some((ti, _, _, _)) = self.core.net.in_flight_front(ld) {
                     if !self.ahead_ok(node, ti) {
-                        self.core.net.rearm_in_flight(ld, &mut self.core.sched);
+                        if !first {
+                            self.core.net.rearm_in_flight(ld, &mut self.core.sched);
+                        }
                         ok = false;
                         break;
                     }
                     let (_, _, pi, _) = self.core.net.take_in_flight(ld, first).expect("peeked");
                     first = false;
-                    self.deliver(ti, pi);
-                    self.taken_ahead += 1;
-                    self.core.sched.note_executed();
-                    if let Some(r) = self.check_stop(max_events, should_stop) {
+                    if let Some(r) = self.hand_over(ti, pi, max_events, should_stop) {
                         self.core.net.early.drain(..i);
                         return Some(r);
                     }
                 }
                 ok = ok && self.ahead_ok(node, t);
             }
-            if ok {
-                self.deliver(t, id);
-                self.taken_ahead += 1;
-                self.core.sched.note_executed();
-                if let Some(r) = self.check_stop(max_events, should_stop) {
-                    self.core.net.early.drain(..i);
-                    return Some(r);
-                }
-            } else {
+            if !ok {
                 self.core.net.arrive_later(ld, t, seq, id, start, &mut self.core.sched);
+            } else if let Some(r) = self.hand_over(t, id, max_events, should_stop) {
+                self.core.net.early.drain(..i);
+                return Some(r);
             }
         }
         self.core.net.early.clear();
         None
+    }
+
+    /// Hands packet `id` to its host's agent at `t`, ahead of the clock; it counts as an
+    /// executed event. Returns why to stop, if the run must stop now.
+    #[inline]
+    fn hand_over(&mut self, t: Time, id: crate::packet::PktId, max_events: u64, should_stop: &mut dyn FnMut() -> bool) -> Option<StopReason> {
+        self.deliver(t, id);
+        self.taken_ahead += 1;
+        self.core.sched.note_executed();
+        self.check_stop(max_events, should_stop)
     }
 
     fn sample(&mut self, ti: u32) {
