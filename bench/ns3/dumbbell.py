@@ -2,11 +2,14 @@
 
 Run with a Python that has ns-3's PyPI package (`pip install ns3`, 3.44):
 
-    python bench/ns3/dumbbell.py S1 [--duration SECONDS] [--sack] [--classic]
+    python bench/ns3/dumbbell.py S1 [--duration SECONDS] [--sack] [--classic] [--count-recoveries]
 
 The scenario's parameters are given on the command line by `ccsim bench --ns3` (or here
 through PARAMS), read from the same definitions ccsim uses (crates/ccsim-core/src/bench.rs).
-Prints one JSON line: wall time of Simulator::Run, events, goodput.
+Prints one JSON line: wall time of Simulator::Run, events, goodput. With
+--count-recoveries, also the fast recoveries and retransmission timeouts of all flows after
+the warm-up (transitions into CA_RECOVERY and CA_LOSS, counted by a C++ callback on every
+socket's CongState; a diagnostic, not for timing).
 
 Model matching (see docs/benchmarks.md): TcpNewReno, SACK off (on with --sack, to compare
 with ccsim's `recovery = "sack"`), timestamps off (40-byte
@@ -114,6 +117,8 @@ def main():
     ns.Simulator.Run()
     per_warm = [ns.DynamicCast[ns.PacketSink](s).GetTotalRx() for s in sinks]
     rx_warm = sum(per_warm)
+    if "--count-recoveries" in sys.argv:
+        counters = connect_recovery_counters()
     ns.Simulator.Stop(ns.Seconds(secs - warm))
     ns.Simulator.Run()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -127,11 +132,37 @@ def main():
         events = int(ns.Simulator.GetEventCount())
     except Exception:  # noqa: BLE001 - older ns-3 without the counter
         pass
+    extra = {}
+    if "--count-recoveries" in sys.argv:
+        extra = {"recoveries_after_warmup": int(counters.recov), "timeouts_after_warmup": int(counters.loss)}
     ns.Simulator.Destroy()
-    print(json.dumps({"simulator": "ns-3", "scenario": name, "sim_s": secs, "wall_s": wall, "cpu_s": cpu, "events": events,
+    print(json.dumps({**extra, "simulator": "ns-3", "scenario": name, "sim_s": secs, "wall_s": wall, "cpu_s": cpu, "events": events,
                       "goodput_bps": rx * 8 / secs, "goodput_steady_bps": (rx - rx_warm) * 8 / (secs - warm),
                       "warmup_s": warm, "bottleneck_pkts_est": rx / 1460, "flows_active_after_warmup": active,
                       "flows_idle_at_warmup": sum(1 for a in per_warm if a == 0)}))
+
+
+
+def connect_recovery_counters():
+    """Counts every socket's transitions into fast recovery and into loss (RTO) from now."""
+    import cppyy
+
+    cppyy.cppdef("""
+    #include "ns3/tcp-socket-state.h"
+    namespace ccsim_diag {
+      long recov = 0, loss = 0;
+      void on_cong(ns3::TcpSocketState::TcpCongState_t from, ns3::TcpSocketState::TcpCongState_t to) {
+        if (to != from && to == ns3::TcpSocketState::CA_RECOVERY) recov++;
+        if (to != from && to == ns3::TcpSocketState::CA_LOSS) loss++;
+      }
+      void connect() {
+        ns3::Config::ConnectWithoutContextFailSafe(
+          "/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongState", ns3::MakeCallback(&on_cong));
+      }
+    }
+    """)
+    cppyy.gbl.ccsim_diag.connect()
+    return cppyy.gbl.ccsim_diag
 
 
 if __name__ == "__main__":
