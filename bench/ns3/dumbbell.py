@@ -9,7 +9,8 @@ through PARAMS), read from the same definitions ccsim uses (crates/ccsim-core/sr
 Prints one JSON line: wall time of Simulator::Run, events, goodput. With
 --count-recoveries, also the fast recoveries and retransmission timeouts of all flows after
 the warm-up (transitions into CA_RECOVERY and CA_LOSS, counted by a C++ callback on every
-socket's CongState; a diagnostic, not for timing).
+socket's CongState) and the drops at the bottleneck's sender-side router (a diagnostic,
+not for timing).
 
 Model matching (see docs/benchmarks.md): TcpNewReno, SACK off (on with --sack, to compare
 with ccsim's `recovery = "sack"`), timestamps off (40-byte
@@ -118,7 +119,7 @@ def main():
     per_warm = [ns.DynamicCast[ns.PacketSink](s).GetTotalRx() for s in sinks]
     rx_warm = sum(per_warm)
     if "--count-recoveries" in sys.argv:
-        counters = connect_recovery_counters()
+        counters = connect_recovery_counters(routers.Get(0).GetId())
     ns.Simulator.Stop(ns.Seconds(secs - warm))
     ns.Simulator.Run()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -134,7 +135,8 @@ def main():
         pass
     extra = {}
     if "--count-recoveries" in sys.argv:
-        extra = {"recoveries_after_warmup": int(counters.recov), "timeouts_after_warmup": int(counters.loss)}
+        extra = {"recoveries_after_warmup": int(counters.recov), "timeouts_after_warmup": int(counters.loss),
+                 "bottleneck_drops_after_warmup": int(counters.drops), "drops_anywhere_after_warmup": int(counters.drops_all)}
     ns.Simulator.Destroy()
     print(json.dumps({**extra, "simulator": "ns-3", "scenario": name, "sim_s": secs, "wall_s": wall, "cpu_s": cpu, "events": events,
                       "goodput_bps": rx * 8 / secs, "goodput_steady_bps": (rx - rx_warm) * 8 / (secs - warm),
@@ -143,27 +145,38 @@ def main():
 
 
 
-def connect_recovery_counters():
-    """Counts every socket's transitions into fast recovery and into loss (RTO) from now."""
+def connect_recovery_counters(router):
+    """From now on, counts every socket's entries into fast recovery and into loss (RTO),
+    and the packets dropped at `router` (the bottleneck's sender side) and anywhere. Without a queue
+    disc, a full device queue stops its interface and the traffic-control layer drops
+    what arrives: those drops are not in the device queue's own counters."""
     import cppyy
 
     cppyy.cppdef("""
     #include "ns3/tcp-socket-state.h"
+    #include "ns3/packet.h"
     namespace ccsim_diag {
-      long recov = 0, loss = 0;
+      long recov = 0, loss = 0, drops = 0, drops_all = 0;
       void on_cong(ns3::TcpSocketState::TcpCongState_t from, ns3::TcpSocketState::TcpCongState_t to) {
         if (to != from && to == ns3::TcpSocketState::CA_RECOVERY) recov++;
         if (to != from && to == ns3::TcpSocketState::CA_LOSS) loss++;
       }
-      void connect() {
-        ns3::Config::ConnectWithoutContextFailSafe(
+      void on_drop(ns3::Ptr<const ns3::Packet>) { drops++; }
+      void on_drop_any(ns3::Ptr<const ns3::Packet>) { drops_all++; }
+      bool connect(int router) {
+        bool a = ns3::Config::ConnectWithoutContextFailSafe(
           "/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongState", ns3::MakeCallback(&on_cong));
+        bool b = ns3::Config::ConnectWithoutContextFailSafe(
+          "/NodeList/" + std::to_string(router) + "/$ns3::TrafficControlLayer/TcDrop", ns3::MakeCallback(&on_drop));
+        bool c = ns3::Config::ConnectWithoutContextFailSafe(
+          "/NodeList/*/$ns3::TrafficControlLayer/TcDrop", ns3::MakeCallback(&on_drop_any));
+        return a && b && c;
       }
     }
     """)
-    cppyy.gbl.ccsim_diag.connect()
+    if not cppyy.gbl.ccsim_diag.connect(router):
+        raise SystemExit("could not connect the diagnostic trace sinks")
     return cppyy.gbl.ccsim_diag
-
 
 if __name__ == "__main__":
     main()
