@@ -2,7 +2,8 @@
 
 Run with a Python that has ns-3's PyPI package (`pip install ns3`, 3.44):
 
-    python bench/ns3/dumbbell.py S1 [--duration SECONDS] [--sack] [--classic] [--count-recoveries]
+    python bench/ns3/dumbbell.py S1 [--duration SECONDS] [--sack] [--classic] [--limited-transmit]
+                                     [--count-recoveries]
 
 The scenario's parameters are given on the command line by `ccsim bench --ns3` (or here
 through PARAMS), read from the same definitions ccsim uses (crates/ccsim-core/src/bench.rs).
@@ -15,7 +16,8 @@ not for timing).
 Model matching (see docs/benchmarks.md): TcpNewReno, SACK off (on with --sack, to compare
 with ccsim's `recovery = "sack"`), timestamps off (40-byte
 headers, 1460-byte segments -> 1500-byte IP packets), an ACK per segment (DelAckCount 1),
-initial window 2, minimum RTO 200 ms, socket buffers that never limit the window, BulkSend to PacketSink, flows
+initial window 2, minimum RTO 200 ms, no limited transmit (ccsim has none), socket buffers
+that never limit the window, BulkSend to PacketSink, flows
 starting uniformly within the first second; point-to-point links with DropTail device
 queues of the given sizes and no traffic-control queue discs.
 """
@@ -57,6 +59,11 @@ def main():
     ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue("--sack" in sys.argv))
     ns.Config.SetDefault("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
     ns.Config.SetDefault("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.MilliSeconds(200)))
+    # ccsim's TCP has no limited transmit (RFC 3042). ns-3 has it on by default, and
+    # without SACK it then feeds its guessed ("Reno") SACK scoreboard with the first two
+    # duplicate ACKs, which makes it enter fast recovery several times per dropped packet
+    # (docs/benchmarks.md); --limited-transmit restores ns-3's default.
+    ns.Config.SetDefault("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue("--limited-transmit" in sys.argv))
     if "--classic" in sys.argv:
         ns.Config.SetDefault("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TcpClassicRecovery.GetTypeId()))
 
