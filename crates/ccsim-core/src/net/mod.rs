@@ -33,6 +33,10 @@ use std::collections::{BinaryHeap, VecDeque};
 /// No route.
 pub const NO_ROUTE: u32 = u32::MAX;
 
+/// A line's first packet, as a router's merge orders lines: (arrival time, start of
+/// serialization on the line, event sequence number, line).
+type LineHead = (Time, Time, u64, u32);
+
 /// A batch router with at most this many incoming lines scans them all at each of its
 /// events; one with more keeps those holding packets in a heap (see `Network::lines`).
 const SCAN_LINES: usize = 24;
@@ -239,7 +243,7 @@ pub struct Network {
     batch_in: Vec<Vec<u32>>,
     lookahead: Vec<Time>,
     node_next: Vec<Time>,
-    lines: Vec<BinaryHeap<Reverse<(Time, Time, u64, u32)>>>,
+    lines: Vec<BinaryHeap<Reverse<LineHead>>>,
     batch_buf: Vec<(Time, PktId)>,
     scan_buf: Vec<(Time, Time, u64, PktId)>,
     /// Nodes whose agent may take packets ahead of the clock (set by the simulation).
