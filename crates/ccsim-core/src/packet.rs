@@ -100,19 +100,8 @@ impl PacketPool {
 
     /// Stores `p` and returns its id; assigns `p.uid`.
     #[inline]
-    pub fn alloc(&mut self, mut p: Packet) -> PktId {
-        p.uid = self.next_uid;
-        self.next_uid += 1;
-        match self.free.pop() {
-            Some(id) => {
-                self.slots[id as usize] = p;
-                id
-            }
-            None => {
-                self.slots.push(p);
-                (self.slots.len() - 1) as PktId
-            }
-        }
+    pub fn alloc(&mut self, p: Packet) -> PktId {
+        self.alloc_with(|q| *q = p)
     }
 
     /// Stores a default packet filled in place by `fill` (no copy of a packet built
