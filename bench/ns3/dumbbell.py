@@ -3,7 +3,7 @@
 Run with a Python that has ns-3's PyPI package (`pip install ns3`, 3.44):
 
     python bench/ns3/dumbbell.py S1 [--duration SECONDS] [--sack] [--classic] [--limited-transmit]
-                                     [--count-recoveries]
+                                     [--count-recoveries] [--startup-trace STEP]
 
 The scenario's parameters are given on the command line by `ccsim bench --ns3` (or here
 through PARAMS), read from the same definitions ccsim uses (crates/ccsim-core/src/bench.rs).
@@ -11,13 +11,17 @@ Prints one JSON line: wall time of Simulator::Run, events, goodput. With
 --count-recoveries, also the fast recoveries and retransmission timeouts of all flows after
 the warm-up (transitions into CA_RECOVERY and CA_LOSS, counted by a C++ callback on every
 socket's CongState) and the drops at the bottleneck's sender-side router (a diagnostic,
-not for timing).
+not for timing). With --startup-trace STEP, instead, one JSON line per STEP seconds from the
+start: cumulative goodput bytes, data segments sent and retransmitted, fast recoveries,
+timeouts, drops at the bottleneck and packets sent across it, idle flows (a diagnostic
+of the start-up, compared with ccsim runs cut at the same times).
 
-Model matching (see docs/benchmarks.md): TcpNewReno, SACK off (on with --sack, to compare
-with ccsim's `recovery = "sack"`), timestamps off (40-byte
+Model matching (see docs/benchmarks.md): TcpNewReno with ns-3's default PRR recovery
+(ccsim's `prr = true`; --classic: ns-3's classic recovery, ccsim's `prr = false`), SACK off
+(on with --sack, to compare with ccsim's `recovery = "sack"`), timestamps off (40-byte
 headers, 1460-byte segments -> 1500-byte IP packets), an ACK per segment (DelAckCount 1),
 initial window 2, minimum RTO 200 ms, no limited transmit (ccsim has none), socket buffers
-that never limit the window, BulkSend to PacketSink, flows
+of PARAMS' size (ccsim's `window` is the same number of bytes), BulkSend to PacketSink, flows
 starting uniformly within the first second; point-to-point links with DropTail device
 queues of the given sizes and no traffic-control queue discs.
 """
@@ -28,17 +32,20 @@ import sys
 import time
 
 PARAMS = {
-    # name: flows, bottleneck rate, one-way delay, queue pkts, access rate, seconds
-    "S1": (10, "100Mbps", "10ms", 100, "1Gbps", 60),
-    "S2": (1, "1Gbps", "50ms", 8500, "10Gbps", 60),
-    "S3": (200, "1Gbps", "10ms", 1000, "10Gbps", 20),
-    "S4": (1000, "10Gbps", "10ms", 2000, "100Gbps", 5),
+    # name: flows, bottleneck rate, one-way delay, queue pkts, access rate, seconds, socket
+    # buffer MiB (8 x (BDP + queue) shared out per flow, at least 1 MiB, at most 64 MiB:
+    # never limiting in steady state; BulkSend fills each send buffer at start, so larger
+    # buffers cost ns-3 time and memory). It caps each flow's window in both simulators.
+    "S1": (10, "100Mbps", "10ms", 100, "1Gbps", 60, 1),
+    "S2": (1, "1Gbps", "50ms", 8500, "10Gbps", 60, 64),
+    "S3": (200, "1Gbps", "10ms", 1000, "10Gbps", 20, 1),
+    "S4": (1000, "10Gbps", "10ms", 2000, "100Gbps", 5, 1),
 }
 
 
 def main():
     name = sys.argv[1]
-    flows, rate, delay, queue, access, secs = PARAMS[name]
+    flows, rate, delay, queue, access, secs, buf_mib = PARAMS[name]
     if "--duration" in sys.argv:
         secs = float(sys.argv[sys.argv.index("--duration") + 1])
 
@@ -48,12 +55,7 @@ def main():
     ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1460))
     ns.Config.SetDefault("ns3::TcpSocket::DelAckCount", ns.UintegerValue(1))
     ns.Config.SetDefault("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(2))
-    # Socket buffers never limit the window (8 x (BDP + queue) shared out per flow, at least
-    # 1 MB, at most 64 MB) yet stay small enough that BulkSend's initial fill of every
-    # send buffer does not dominate the run or the memory.
-    bps = float(rate.replace("Gbps", "e9").replace("Mbps", "e6"))
-    rtt = 2 * (float(delay.replace("ms", "")) + 2) / 1e3
-    buf = int(min(64 << 20, max(1 << 20, 8 * (bps * rtt / 8 + queue * 1500) / flows)))
+    buf = buf_mib << 20
     ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(buf))
     ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(buf))
     ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue("--sack" in sys.argv))
@@ -107,6 +109,7 @@ def main():
 
     rng = random.Random(1)
     sinks = []
+    starts = []
     port = 5201
     for i in range(flows):
         sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
@@ -117,7 +120,12 @@ def main():
         bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
         bulk.SetAttribute("SendSize", ns.UintegerValue(1460))
         s = bulk.Install(senders.Get(i))
-        s.Start(ns.Seconds(rng.random()))
+        start = rng.random()
+        starts.append(start)
+        s.Start(ns.Seconds(start))
+    if "--startup-trace" in sys.argv:
+        step = float(sys.argv[sys.argv.index("--startup-trace") + 1])
+        return startup_trace(ns, senders, routers, bott, sinks, starts, secs, step)
     # Two phases, to also report the goodput after a 10 s warm-up (steady state).
     warm = min(10.0, secs / 2)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -184,6 +192,68 @@ def connect_recovery_counters(router):
     if not cppyy.gbl.ccsim_diag.connect(router):
         raise SystemExit("could not connect the diagnostic trace sinks")
     return cppyy.gbl.ccsim_diag
+
+def startup_trace(ns, senders, routers, bott, sinks, starts, secs, step):
+    """Cumulative counters every `step` simulated seconds from 0 (one JSON line each).
+    Each sender's socket is connected 1 ns after its application starts (it creates the
+    socket then): its congestion-state changes and every data segment it sends."""
+    import cppyy
+
+    cppyy.cppdef("""
+    #include "ns3/tcp-socket-state.h"
+    #include "ns3/tcp-header.h"
+    #include "ns3/packet.h"
+    #include <map>
+    namespace ccsim_start {
+      long recov = 0, loss = 0, drops = 0, tx_data = 0, retx = 0, bott_tx = 0;
+      std::map<const void*, uint32_t> high;
+      void on_cong(ns3::TcpSocketState::TcpCongState_t from, ns3::TcpSocketState::TcpCongState_t to) {
+        if (to != from && to == ns3::TcpSocketState::CA_RECOVERY) recov++;
+        if (to != from && to == ns3::TcpSocketState::CA_LOSS) loss++;
+      }
+      void on_tx(ns3::Ptr<const ns3::Packet> p, const ns3::TcpHeader& h, ns3::Ptr<const ns3::TcpSocketBase> s) {
+        uint32_t len = p->GetSize();
+        if (len == 0) return;
+        tx_data++;
+        uint32_t end = h.GetSequenceNumber().GetValue() + len;
+        auto it = high.find(ns3::PeekPointer(s));
+        if (it == high.end()) { high[ns3::PeekPointer(s)] = end; return; }
+        if ((int32_t)(end - it->second) <= 0) retx++; else it->second = end;
+      }
+      void on_drop(ns3::Ptr<const ns3::Packet>) { drops++; }
+      void on_bott_tx(ns3::Ptr<const ns3::Packet>) { bott_tx++; }
+      void connect_node(int node) {
+        std::string base = "/NodeList/" + std::to_string(node) + "/$ns3::TcpL4Protocol/SocketList/*/";
+        ns3::Config::ConnectWithoutContextFailSafe(base + "CongState", ns3::MakeCallback(&on_cong));
+        ns3::Config::ConnectWithoutContextFailSafe(base + "Tx", ns3::MakeCallback(&on_tx));
+      }
+      void schedule_connect(int node, double at) {
+        ns3::Simulator::Schedule(ns3::Seconds(at) + ns3::NanoSeconds(1), &connect_node, node);
+      }
+      bool connect_router(int router, ns3::Ptr<ns3::NetDevice> bott) {
+        bott->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(&on_bott_tx));
+        return ns3::Config::ConnectWithoutContextFailSafe(
+          "/NodeList/" + std::to_string(router) + "/$ns3::TrafficControlLayer/TcDrop", ns3::MakeCallback(&on_drop));
+      }
+    }
+    """)
+    c = cppyy.gbl.ccsim_start
+    for i, t in enumerate(starts):
+        c.schedule_connect(senders.Get(i).GetId(), t)
+    if not c.connect_router(routers.Get(0).GetId(), bott.Get(0)):
+        raise SystemExit("could not connect the diagnostic trace sinks")
+    t, t0 = 0.0, time.process_time()
+    while t < secs - 1e-9:
+        t = min(secs, t + step)
+        ns.Simulator.Stop(ns.Seconds(t) - ns.Simulator.Now())
+        ns.Simulator.Run()
+        per = [ns.DynamicCast[ns.PacketSink](s).GetTotalRx() for s in sinks]
+        print(json.dumps({"t": round(t, 9), "goodput_bytes": sum(per), "data_sent": int(c.tx_data), "retransmitted": int(c.retx),
+                          "fast_recoveries": int(c.recov), "timeouts": int(c.loss), "bottleneck_drops": int(c.drops),
+                          "bottleneck_sent": int(c.bott_tx), "idle_flows": sum(1 for x in per if x == 0),
+                          "cpu_s": time.process_time() - t0}), flush=True)
+    ns.Simulator.Destroy()
+
 
 if __name__ == "__main__":
     main()

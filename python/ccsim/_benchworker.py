@@ -1,6 +1,6 @@
 """One benchmark run in its own process, so the parent can measure its peak memory.
 
-    python -m ccsim._benchworker S1|S2|S3|S4 [--sack]
+    python -m ccsim._benchworker S1|S2|S3|S4 [--sack] [--classic]
     python -m ccsim._benchworker cbr FLOWS RATE SECONDS
     python -m ccsim._benchworker idle N        # N TCP flows that never start
 Prints one JSON line.
@@ -43,12 +43,17 @@ rate = "1Gbps"
 delay = "1ms"
 {flows}"""
         r = _core.bench_toml(f"idle-{n}", toml)
-    elif "--sack" in sys.argv[2:]:
-        # The same TCP scenario with SACK loss recovery (compared with ns-3's SACK).
+    elif "--sack" in sys.argv[2:] or "--classic" in sys.argv[2:]:
+        # The same TCP scenario with SACK loss recovery and/or classic recovery (no PRR),
+        # as ns-3's script with --sack / --classic.
         toml = _core.bench_scenario(what)
         if toml is None:
             raise SystemExit(f"unknown benchmark '{what}'; known: S1, S2, S3, S4")
-        r = _core.bench_toml(what, toml.replace('recovery = "newreno"', 'recovery = "sack"'), True)
+        if "--sack" in sys.argv[2:]:
+            toml = toml.replace('recovery = "newreno"', 'recovery = "sack"')
+        if "--classic" in sys.argv[2:]:
+            toml = toml.replace("prr = true", "prr = false")
+        r = _core.bench_toml(what, toml, True)
     else:
         r = _core.bench_tcp(what)
     print(json.dumps(r))

@@ -30,19 +30,24 @@ def _spawn(cmd: list[str], timeout: float | None = None) -> tuple[dict, float]:
     return json.loads(lines[-1]), ru.ru_maxrss / 1024.0
 
 
-def ccsim_run(name: str, flows: int = 10, rate: float = 1e9, duration: float = 5.0, sack: bool = False) -> dict:
+def _variant(sack: bool, classic: bool) -> list[str]:
+    return (["--sack"] if sack else []) + (["--classic"] if classic else [])
+
+
+def ccsim_run(name: str, flows: int = 10, rate: float = 1e9, duration: float = 5.0, sack: bool = False,
+              classic: bool = False) -> dict:
     cmd = [sys.executable, "-m", "ccsim._benchworker", name]
     if name == "cbr":
         cmd += [str(flows), str(rate), str(duration)]
-    elif sack:
-        cmd.append("--sack")
+    else:
+        cmd += _variant(sack, classic)
     r, rss = _spawn(cmd)
     r["peak_rss_mb"] = rss
     return r
 
 
-def ns3_run(python: str, script: Path, name: str, sack: bool = False) -> dict:
-    r, rss = _spawn([python, str(script), name] + (["--sack"] if sack else []))
+def ns3_run(python: str, script: Path, name: str, sack: bool = False, classic: bool = False) -> dict:
+    r, rss = _spawn([python, str(script), name] + _variant(sack, classic))
     r["peak_rss_mb"] = rss
     return r
 
@@ -58,18 +63,18 @@ def memory_per_idle_flow(n: int = 50_000) -> dict:
 
 
 def run_suite(names: list[str], reps: int, ns3_python: str | None, ns3_script: Path | None, cbr: tuple[int, float, float],
-              memory_flows: int | None, on_result=None, sack: bool = False) -> dict:
-    results: dict = {"scenarios": {}, "sack": sack, "note": "peak RSS of the whole process (Python interpreter, ccsim and its libraries included)"}
+              memory_flows: int | None, on_result=None, sack: bool = False, classic: bool = False) -> dict:
+    results: dict = {"scenarios": {}, "sack": sack, "classic": classic, "note": "peak RSS of the whole process (Python interpreter, ccsim and its libraries included)"}
     _, base_rss = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", "0"])
     results["baseline_rss_mb"] = base_rss
     for name in names:
         entry: dict = {"ccsim": [], "ns3": []}
         for _ in range(reps):
-            entry["ccsim"].append(ccsim_run(name, *cbr, sack=sack))
+            entry["ccsim"].append(ccsim_run(name, *cbr, sack=sack, classic=classic))
             if on_result:
                 on_result(name, "ccsim", entry["ccsim"][-1])
             if ns3_python and name in TCP:
-                entry["ns3"].append(ns3_run(ns3_python, ns3_script, name, sack=sack))
+                entry["ns3"].append(ns3_run(ns3_python, ns3_script, name, sack=sack, classic=classic))
                 if on_result:
                     on_result(name, "ns3", entry["ns3"][-1])
         best = min(entry["ccsim"], key=lambda r: r["wall_s"])

@@ -233,6 +233,8 @@ def bench_cmd(
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write all measurements as JSON here."),
     sweep_runs: int = typer.Option(0, "--sweep-runs", help="Also measure sweep scaling (1 vs 2 workers) on this many short runs."),
     sack: bool = typer.Option(False, "--sack", help="S1-S4 with SACK loss recovery (ccsim recovery = sack; ns-3 Sack = true)."),
+    classic: bool = typer.Option(False, "--classic", help="S1-S4 with classic fast recovery instead of PRR (ccsim prr = false; "
+                                 "ns-3 TcpClassicRecovery)."),
 ) -> None:
     """Benchmarks: wall time, events/s, bottleneck packets/s, peak RSS, memory per flow; with --ns3, the ratio to ns-3."""
     import platform
@@ -251,8 +253,10 @@ def bench_cmd(
     def progress(name, sim, r):
         err.print(f"  {name} {sim}: {r['wall_s']:.3f} s wall, goodput {r['goodput_bps'] / 1e6:.1f} Mb/s", markup=False, highlight=False)
 
-    res = run_suite(names, reps, ns3, ns3_script, (flows, rate, duration), memory_flows or None, on_result=progress, sack=sack)
-    t = Table(title=f"ccsim {__version__} benchmarks (best of {reps}, one process per run{', SACK' if sack else ''})")
+    res = run_suite(names, reps, ns3, ns3_script, (flows, rate, duration), memory_flows or None, on_result=progress, sack=sack,
+                    classic=classic)
+    variant = (", SACK" if sack else "") + (", classic recovery" if classic else "")
+    t = Table(title=f"ccsim {__version__} benchmarks (best of {reps}, one process per run{variant})")
     cols = ["scenario", "flows", "sim s", "wall s", "M events/s", "M bottleneck pkts/s", "goodput Mb/s", "peak RSS MB", "engine MB"]
     if ns3:
         cols += ["ns-3 CPU s", "ns-3 goodput Mb/s", "speed-up", "goodput diff", "steady diff"]

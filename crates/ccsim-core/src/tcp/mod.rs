@@ -57,6 +57,9 @@ pub struct TcpConfig {
     /// ns-2 `overhead_`: after each transmission wait U[0, overhead) before the next one
     /// (0 = off). Randomises deterministic runs against phase effects.
     pub overhead: Time,
+    /// Proportional Rate Reduction (RFC 9937) sets what fast recovery sends (Reno, NewReno,
+    /// SACK) instead of window inflation or `cwnd − pipe`.
+    pub prr: bool,
 }
 
 impl TcpConfig {
@@ -92,12 +95,14 @@ impl TcpConfig {
             abc: false,
             bytes: None,
             overhead: 0,
+            prr: false,
         }
     }
 
     /// Linux-like defaults: MSS 1448 with timestamps, initial window 10 (RFC 6928),
     /// RFC 6298 RTO with 1 ms granularity, min 200 ms, max 120 s, initial 1 s, delayed ACK
-    /// (2 segments, 40 ms), SACK recovery, byte counting, a 1 GiB receive window.
+    /// (2 segments, 40 ms), SACK recovery with PRR (Linux's since 3.2), byte counting, a
+    /// 1 GiB receive window.
     pub fn linux() -> Self {
         TcpConfig {
             mss: 1448,
@@ -119,6 +124,7 @@ impl TcpConfig {
             abc: true,
             bytes: None,
             overhead: 0,
+            prr: true,
         }
     }
 }
@@ -128,10 +134,14 @@ impl TcpConfig {
 /// overrides: `mss`, `window` (segments), `initial_window`, `initial_ssthresh`,
 /// `delayed_ack`, `delack_count`, `delack_timeout`, `rtt_estimator` (`ns2` | `rfc6298`),
 /// `clock_granularity`, `min_rto`, `max_rto`, `initial_rto`, `timestamps`,
-/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`.
+/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`.
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
     let profile = o.choice("profile", &["ns2", "linux"], Some("ns2"), errs)?;
-    let mut c = if profile == "linux" { TcpConfig::linux() } else { TcpConfig::ns2() };
+    let mut c = if profile == "linux" {
+        TcpConfig::linux()
+    } else {
+        TcpConfig::ns2()
+    };
     if let Some(m) = o.size("mss", errs) {
         c.mss = m;
     }
@@ -155,11 +165,18 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
         RttMode::Ns2 { .. } => "ns2",
         RttMode::Rfc6298 { .. } => "rfc6298",
     };
-    let est = o.choice("rtt_estimator", &["ns2", "rfc6298"], Some(default_est), errs);
-    let gran = o.time("clock_granularity", errs).unwrap_or(match c.rtt_mode {
-        RttMode::Ns2 { tick } => tick,
-        RttMode::Rfc6298 { granularity } => granularity,
-    });
+    let est = o.choice(
+        "rtt_estimator",
+        &["ns2", "rfc6298"],
+        Some(default_est),
+        errs,
+    );
+    let gran = o
+        .time("clock_granularity", errs)
+        .unwrap_or(match c.rtt_mode {
+            RttMode::Ns2 { tick } => tick,
+            RttMode::Rfc6298 { granularity } => granularity,
+        });
     c.rtt_mode = match est {
         Some("ns2") => RttMode::Ns2 { tick: gran.max(1) },
         _ => RttMode::Rfc6298 { granularity: gran },
@@ -174,7 +191,14 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
         c.initial_rto = v.max(1);
     }
     if c.min_rto > c.max_rto {
-        errs.add(o.at("min_rto"), format!("min_rto ({} s) must not exceed max_rto ({} s)", c.min_rto as f64 / 1e9, c.max_rto as f64 / 1e9));
+        errs.add(
+            o.at("min_rto"),
+            format!(
+                "min_rto ({} s) must not exceed max_rto ({} s)",
+                c.min_rto as f64 / 1e9,
+                c.max_rto as f64 / 1e9
+            ),
+        );
     }
     if c.max_rto == 0 {
         errs.add(o.at("max_rto"), "must be greater than 0");
@@ -194,6 +218,7 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
     if let Some(v) = o.time("overhead", errs) {
         c.overhead = v;
     }
+    let prr = o.boolean("prr", errs);
     if o.has("bytes") {
         let v = o.get("bytes").unwrap();
         let b = match v {
@@ -203,7 +228,13 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
         };
         match b {
             Some(b) if b >= 1.0 && b.is_finite() => c.bytes = Some(b as u64),
-            _ => errs.add(o.at("bytes"), format!("expected a size such as '10MB' or a number of bytes >= 1, got {}", crate::scenario::reader::show(v))),
+            _ => errs.add(
+                o.at("bytes"),
+                format!(
+                    "expected a size such as '10MB' or a number of bytes >= 1, got {}",
+                    crate::scenario::reader::show(v)
+                ),
+            ),
         }
     }
     let recovery = o.choice(
@@ -224,12 +255,25 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
         _ => Recovery::Sack,
     };
     c.sack = c.recovery == Recovery::Sack;
+    if let Some(v) = prr {
+        if v && c.recovery == Recovery::Tahoe {
+            errs.add(o.at("prr"), "PRR paces fast recovery, which Tahoe does not have: use recovery = \"reno\", \"newreno\" or \"sack\"");
+        }
+        c.prr = v;
+    }
+    if c.recovery == Recovery::Tahoe {
+        c.prr = false;
+    }
     if let Some(w) = window {
         c.window_bytes = (w * c.mss as f64).round() as u64;
     }
     let names: Vec<&'static str> = crate::cc::REGISTRY.iter().map(|(n, _)| *n).collect();
     let cc_name = o.choice("cc", &names, Some("reno"), errs)?;
-    let parser = crate::cc::REGISTRY.iter().find(|(n, _)| *n == cc_name).unwrap().1;
+    let parser = crate::cc::REGISTRY
+        .iter()
+        .find(|(n, _)| *n == cc_name)
+        .unwrap()
+        .1;
     let cc = match o.get("cc_params") {
         Some(v) => {
             let path = o.at("cc_params");
@@ -241,5 +285,10 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
         None => parser(None, errs),
     }?;
     let cfg = Arc::new(c);
-    Some(Box::new(move |rng| (Box::new(TcpSender::new(cfg.clone(), &cc, rng)), Box::new(TcpReceiver::new(cfg.clone())))))
+    Some(Box::new(move |rng| {
+        (
+            Box::new(TcpSender::new(cfg.clone(), &cc, rng)),
+            Box::new(TcpReceiver::new(cfg.clone())),
+        )
+    }))
 }

@@ -57,7 +57,8 @@ impl TcpReceiver {
             ne = ne.max(self.ooo[j].1);
             j += 1;
         }
-        self.ooo.splice(i..j, std::iter::once((ns, ne, self.updates)));
+        self.ooo
+            .splice(i..j, std::iter::once((ns, ne, self.updates)));
         (ns, ne)
     }
 
@@ -82,7 +83,10 @@ impl TcpReceiver {
                 // The remaining blocks, most recently updated first (no allocation: k passes).
                 let mut last_pick = u64::MAX;
                 while n < max.min(p.sack.len()) {
-                    let pick = ooo.iter().filter(|b| Some((b.0, b.1)) != first && b.2 < last_pick).max_by_key(|b| b.2);
+                    let pick = ooo
+                        .iter()
+                        .filter(|b| Some((b.0, b.1)) != first && b.2 < last_pick)
+                        .max_by_key(|b| b.2);
                     let Some(b) = pick else { break };
                     p.set_sack_block(n, b.0, b.1);
                     last_pick = b.2;
@@ -145,7 +149,11 @@ impl Agent for TcpReceiver {
     }
 
     fn next_wakeup(&self) -> Option<Time> {
-        Some(if self.delack_armed { self.delack_at } else { Time::MAX })
+        Some(if self.delack_armed {
+            self.delack_at
+        } else {
+            Time::MAX
+        })
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx, kind: u16, token: u32) {
@@ -158,6 +166,9 @@ impl Agent for TcpReceiver {
     }
 
     fn summary(&self) -> Vec<(&'static str, f64)> {
-        vec![("acks_sent", self.acks_sent as f64), ("duplicate_segments", self.dup_segments as f64)]
+        vec![
+            ("acks_sent", self.acks_sent as f64),
+            ("duplicate_segments", self.dup_segments as f64),
+        ]
     }
 }

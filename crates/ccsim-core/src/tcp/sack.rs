@@ -61,6 +61,11 @@ impl Scoreboard {
         self.sacked_end(seq).unwrap_or(seq)
     }
 
+    /// SACKed bytes in all (everything recorded lies above the cumulative ACK).
+    pub fn sacked_bytes(&self) -> u64 {
+        self.blocks.iter().map(|b| b.1 - b.0).sum()
+    }
+
     /// Highest SACKed sequence number + 1 (0 if none).
     pub fn high(&self) -> u64 {
         self.blocks.last().map(|b| b.1).unwrap_or(0)
@@ -122,8 +127,10 @@ mod tests {
         assert_eq!(s.sacked_end(2500), None);
         assert_eq!(s.next_unsacked(1000), 2000);
         assert_eq!(s.next_block_start(2000), 3000);
+        assert_eq!(s.sacked_bytes(), 1000 + 3000 + 1000);
         s.advance(4000);
         assert_eq!(s.blocks(), &[(4000, 6000), (8000, 9000)]);
+        assert_eq!(s.sacked_bytes(), 3000);
     }
 
     #[test]

@@ -13,6 +13,16 @@
 //! - **SACK** (RFC 6675): scoreboard, `IsLost`, `pipe`; while `cwnd − pipe ≥ 1 MSS` send
 //!   the next lost hole, else new data; recovery ends when the ACK reaches `recover`.
 //!
+//! With `prr` (Proportional Rate Reduction, RFC 9937, which obsoletes RFC 6937; Linux's and
+//! ns-3's default), how much Reno, NewReno or SACK recovery sends is set by PRR instead of
+//! window inflation (Reno/NewReno) or `cwnd − pipe` (SACK): on each ACK in recovery,
+//! `sndcnt = ⌈prr_delivered · ssthresh / RecoverFS⌉ − prr_out` while `pipe > ssthresh`,
+//! else `min(ssthresh − pipe, max(prr_delivered − prr_out, DeliveredData) [+ MSS on a safe
+//! ACK])`, at least one segment for the fast retransmit. Without SACK, each duplicate ACK
+//! counts as one delivered segment (Linux's `sacked_out` for Reno) and `pipe` is the data
+//! outstanding minus those segments. NewReno's retransmission on a partial ACK is sent
+//! whatever `sndcnt` (as ns-3) and counts in `prr_out`.
+//!
 //! The congestion controller ([`crate::cc`]) only sets the window; the recovery logic
 //! here is the same for every controller.
 
@@ -55,6 +65,13 @@ pub struct TcpSender {
     rto_token: u32,
     pace_next: Time,
     pace_pending: bool,
+    /// PRR state of the current recovery.
+    prr: Prr,
+    /// Without SACK, with PRR: segments above `snd_una` known delivered from duplicate ACKs.
+    reno_sacked: u64,
+    /// With SACK and PRR: SACKed bytes before the current ACK, and whether its blocks added any.
+    sacked_before: u64,
+    sack_grew: bool,
     // Statistics.
     retrans_pkts: u64,
     retrans_bytes: u64,
@@ -70,9 +87,53 @@ pub struct TcpSender {
     episodes: u64,
 }
 
+/// Proportional Rate Reduction (RFC 9937) accounting of one recovery: bytes delivered to
+/// the receiver and bytes sent since it began, and the pipe when it began (RecoverFS).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Prr {
+    pub delivered: u64,
+    pub out: u64,
+    pub recover_fs: u64,
+}
+
+impl Prr {
+    /// Adds an ACK's `delivered` bytes and returns `sndcnt`, the bytes it lets the sender
+    /// transmit (≤ 0: nothing): proportional to the delivered data while `pipe > ssthresh`,
+    /// else the reduction bound (conservative, plus one segment on a safe ACK), and at least
+    /// one segment before anything was sent (the fast retransmission).
+    pub fn sndcnt(
+        &mut self,
+        delivered: u64,
+        pipe: u64,
+        ssthresh: u64,
+        mss: u64,
+        safe_ack: bool,
+    ) -> i64 {
+        self.delivered += delivered;
+        let out = self.out as i64;
+        let snd = if pipe > ssthresh {
+            // ⌈prr_delivered · ssthresh / RecoverFS⌉ − prr_out.
+            let fs = self.recover_fs.max(1) as u128;
+            (self.delivered as u128 * ssthresh as u128).div_ceil(fs) as i64 - out
+        } else {
+            let limit = (self.delivered as i64 - out).max(delivered as i64)
+                + if safe_ack { mss as i64 } else { 0 };
+            limit.min(ssthresh as i64 - pipe as i64)
+        };
+        if self.out == 0 {
+            snd.max(mss as i64)
+        } else {
+            snd
+        }
+    }
+}
+
 impl TcpSender {
     pub fn new(cfg: Arc<TcpConfig>, cc: &crate::cc::CcBuilder, rng: SimRng) -> Self {
-        let cc = cc(CcInit { initial_cwnd: cfg.initial_window, initial_ssthresh: cfg.initial_ssthresh });
+        let cc = cc(CcInit {
+            initial_cwnd: cfg.initial_window,
+            initial_ssthresh: cfg.initial_ssthresh,
+        });
         let rtt = RttEstimator::new(cfg.rtt_mode, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
         let app_limit = cfg.bytes.unwrap_or(u64::MAX);
         TcpSender {
@@ -98,6 +159,10 @@ impl TcpSender {
             rto_token: 0,
             pace_next: 0,
             pace_pending: false,
+            prr: Prr::default(),
+            reno_sacked: 0,
+            sacked_before: 0,
+            sack_grew: false,
             retrans_pkts: 0,
             retrans_bytes: 0,
             timeouts: 0,
@@ -173,6 +238,9 @@ impl TcpSender {
     // Sending ------------------------------------------------------------------------------
 
     fn send_segment(&mut self, ctx: &mut Ctx, seq: u64, len: u32) {
+        if self.in_recovery && self.cfg.prr {
+            self.prr.out += len as u64;
+        }
         let retx = seq < self.snd_max;
         if retx {
             self.retrans_pkts += 1;
@@ -191,7 +259,14 @@ impl TcpSender {
         if end > self.snd_max {
             self.snd_max = end;
         }
-        let (size, flags) = (len + self.cfg.header_bytes(0), if self.cfg.timestamps { crate::packet::FLAG_TS } else { 0 });
+        let (size, flags) = (
+            len + self.cfg.header_bytes(0),
+            if self.cfg.timestamps {
+                crate::packet::FLAG_TS
+            } else {
+                0
+            },
+        );
         ctx.send_with(|p| {
             p.kind = Kind::Data;
             p.seq = seq;
@@ -204,7 +279,8 @@ impl TcpSender {
 
     /// Pacing gate: true if a segment may leave now; otherwise schedules a wake-up.
     fn pace_ok(&mut self, ctx: &mut Ctx) -> bool {
-        if (self.cc.pacing_rate().is_none() && self.cfg.overhead == 0) || ctx.now >= self.pace_next {
+        if (self.cc.pacing_rate().is_none() && self.cfg.overhead == 0) || ctx.now >= self.pace_next
+        {
             return true;
         }
         if !self.pace_pending {
@@ -218,7 +294,10 @@ impl TcpSender {
         if self.cfg.overhead > 0 {
             // ns-2 `overhead_`: a random delay before the next transmission (breaks phase
             // effects of deterministic simulations without reordering).
-            let rng = self.rng.as_mut().expect("an rng is kept whenever overhead > 0");
+            let rng = self
+                .rng
+                .as_mut()
+                .expect("an rng is kept whenever overhead > 0");
             self.pace_next = ctx.now + rng.gen_range(0..self.cfg.overhead);
         }
         if let Some(rate) = self.cc.pacing_rate() {
@@ -232,8 +311,13 @@ impl TcpSender {
     /// Sends as much as window, receiver window and application data allow (go-back-N
     /// from `snd_nxt`, skipping SACKed ranges).
     fn send_much(&mut self, ctx: &mut Ctx) {
+        if self.in_recovery && self.cfg.prr {
+            // PRR sends on ACKs only (a pacing wake-up waits for the next ACK, whose
+            // `sndcnt` makes up for what was held back).
+            return;
+        }
         if self.in_recovery && self.cfg.recovery == Recovery::Sack {
-            return self.sack_send(ctx);
+            return self.sack_send(ctx, None);
         }
         loop {
             let wnd_end = self.snd_una + self.window_bytes();
@@ -245,30 +329,51 @@ impl TcpSender {
             if self.snd_nxt >= limit {
                 break;
             }
-            let len = self.mss().min(self.app_limit - self.snd_nxt).min(self.sb.next_block_start(self.snd_nxt) - self.snd_nxt);
+            let len = self
+                .mss()
+                .min(self.app_limit - self.snd_nxt)
+                .min(self.sb.next_block_start(self.snd_nxt) - self.snd_nxt);
             // Whole segments only, unless it is the application's last piece.
             if self.snd_nxt + len > wnd_end && len == self.mss() {
                 break;
             }
-            if !self.pace_ok(ctx) {
+            if !self.send_next(ctx, len) {
                 break;
             }
-            let seq = self.snd_nxt;
-            self.send_segment(ctx, seq, len as u32);
-            self.snd_nxt += len;
-            self.paced(ctx, len as u32);
         }
     }
 
-    /// RFC 6675 transmission during SACK recovery.
-    fn sack_send(&mut self, ctx: &mut Ctx) {
+    /// Sends `len` bytes of new (or go-back-N) data at `snd_nxt` if pacing allows.
+    #[inline]
+    fn send_next(&mut self, ctx: &mut Ctx, len: u64) -> bool {
+        if !self.pace_ok(ctx) {
+            return false;
+        }
+        let seq = self.snd_nxt;
+        self.send_segment(ctx, seq, len as u32);
+        self.snd_nxt += len;
+        self.paced(ctx, len as u32);
+        true
+    }
+
+    /// RFC 6675 transmission during SACK recovery: while `cwnd − pipe ≥ 1 MSS`, or, with
+    /// PRR, while `budget` (bytes) holds a segment.
+    fn sack_send(&mut self, ctx: &mut Ctx, mut budget: Option<i64>) {
         let mss = self.cfg.mss;
         let dt = self.cfg.dupthresh;
         loop {
-            let cwnd = ((self.cc.cwnd() as u64).max(1) * self.mss()).min(self.rwnd);
-            let pipe = self.sb.pipe(self.snd_una, self.snd_max, self.high_rxt, mss, dt);
-            if cwnd < pipe + self.mss() {
-                break;
+            match budget {
+                Some(b) if b < mss as i64 => break,
+                Some(_) => {}
+                None => {
+                    let cwnd = ((self.cc.cwnd() as u64).max(1) * self.mss()).min(self.rwnd);
+                    let pipe = self
+                        .sb
+                        .pipe(self.snd_una, self.snd_max, self.high_rxt, mss, dt);
+                    if cwnd < pipe + self.mss() {
+                        break;
+                    }
+                }
             }
             if !self.pace_ok(ctx) {
                 break;
@@ -277,10 +382,16 @@ impl TcpSender {
             let lost_below = self.sb.lost_boundary(mss, dt);
             let s = self.sb.next_unsacked(self.high_rxt.max(self.snd_una));
             if s < lost_below && s < self.snd_max {
-                let len = self.mss().min(self.sb.next_block_start(s) - s).min(self.snd_max - s) as u32;
+                let len = self
+                    .mss()
+                    .min(self.sb.next_block_start(s) - s)
+                    .min(self.snd_max - s) as u32;
                 self.send_segment(ctx, s, len);
                 self.high_rxt = s + len as u64;
                 self.paced(ctx, len);
+                if let Some(b) = budget.as_mut() {
+                    *b -= len as i64;
+                }
                 continue;
             }
             // Rule 2: new data.
@@ -291,14 +402,79 @@ impl TcpSender {
                 self.send_segment(ctx, seq, len);
                 self.snd_nxt = self.snd_max;
                 self.paced(ctx, len);
+                if let Some(b) = budget.as_mut() {
+                    *b -= len as i64;
+                }
                 continue;
             }
             break;
         }
     }
 
+    // Proportional Rate Reduction (RFC 9937) ------------------------------------------------
+
+    /// `pipe`: RFC 6675's with SACK; without it, the data outstanding minus the segments
+    /// duplicate ACKs reported delivered.
+    fn prr_pipe(&self) -> u64 {
+        if self.cfg.recovery == Recovery::Sack {
+            self.sb.pipe(
+                self.snd_una,
+                self.snd_max,
+                self.high_rxt,
+                self.cfg.mss,
+                self.cfg.dupthresh,
+            )
+        } else {
+            self.inflight()
+                .saturating_sub(self.reno_sacked * self.mss())
+        }
+    }
+
+    /// Starts a recovery's PRR accounting (before its fast retransmission).
+    fn prr_begin(&mut self) {
+        self.prr = Prr {
+            recover_fs: self.prr_pipe(),
+            ..Prr::default()
+        };
+    }
+
+    /// Adds `delivered` bytes and returns `sndcnt`, the bytes this ACK may send (may be ≤ 0).
+    fn prr_sndcnt(&mut self, delivered: u64, safe_ack: bool) -> i64 {
+        let ssthresh = (self.cc.ssthresh() * self.mss() as f64).min(u64::MAX as f64 / 4.0) as u64;
+        let pipe = self.prr_pipe();
+        self.prr
+            .sndcnt(delivered, pipe, ssthresh, self.mss(), safe_ack)
+    }
+
+    /// Bytes SACKed by the current ACK, net of those its cumulative ACK absorbed.
+    fn sack_delta(&self) -> i64 {
+        self.sb.sacked_bytes() as i64 - self.sacked_before as i64
+    }
+
+    /// New data within a PRR budget (Reno/NewReno recovery).
+    fn prr_send(&mut self, ctx: &mut Ctx, mut budget: i64) {
+        loop {
+            let limit = self.app_limit.min(self.snd_una + self.rwnd);
+            if self.snd_nxt >= limit {
+                break;
+            }
+            let len = self.mss().min(limit - self.snd_nxt);
+            // Whole segments only, unless it is the application's last piece.
+            if budget < len as i64 || (len < self.mss() && self.snd_nxt + len < self.app_limit) {
+                break;
+            }
+            if !self.send_next(ctx, len) {
+                break;
+            }
+            budget -= len as i64;
+        }
+    }
+
     fn retransmit_una(&mut self, ctx: &mut Ctx) {
-        let len = self.mss().min(self.snd_max - self.snd_una).min(self.sb.next_block_start(self.snd_una) - self.snd_una);
+        let len = self
+            .mss()
+            .min(self.snd_max - self.snd_una)
+            .min(self.sb.next_block_start(self.snd_una) - self.snd_una);
         if len > 0 {
             let seq = self.snd_una;
             self.send_segment(ctx, seq, len as u32);
@@ -321,6 +497,7 @@ impl TcpSender {
         }
         self.sb.advance(ack);
         self.dupacks = 0;
+        let mut prr_budget: Option<i64> = None;
         if let Some(t0) = self.episode_since {
             if ack >= self.recover {
                 self.episode_ns += ctx.now - t0;
@@ -340,6 +517,19 @@ impl TcpSender {
                         self.dupwnd = 0.0;
                         self.cc.on_recovery_end(ctx.now);
                     }
+                    Recovery::NewReno if self.cfg.prr => {
+                        // Partial ACK: what it delivers beyond the segments duplicate ACKs
+                        // already counted (at least the retransmitted one), then the next hole.
+                        let d = acked.div_ceil(self.mss());
+                        let delivered = d.saturating_sub(self.reno_sacked).max(1) * self.mss();
+                        self.reno_sacked = self.reno_sacked.saturating_sub(d - 1);
+                        let snd = self.prr_sndcnt(delivered, false);
+                        let out0 = self.prr.out;
+                        self.retransmit_una(ctx);
+                        prr_budget = Some(snd - (self.prr.out - out0) as i64);
+                        restart_timer = self.first_partial;
+                        self.first_partial = false;
+                    }
                     Recovery::NewReno => {
                         // Partial ACK: retransmit the next hole, deflate by the acked amount.
                         let d = (acked as f64 / self.mss() as f64).ceil();
@@ -354,12 +544,22 @@ impl TcpSender {
                         restart_timer = self.first_partial;
                         self.first_partial = false;
                     }
+                    Recovery::Sack if self.cfg.prr => {
+                        // Safe: the ACK reports no further loss (no new SACKed data).
+                        let delivered = (acked as i64 + self.sack_delta()).max(0) as u64;
+                        prr_budget = Some(self.prr_sndcnt(delivered, !self.sack_grew));
+                    }
                     Recovery::Sack => {}
                 }
             }
         } else {
+            self.reno_sacked = 0;
             info.acked_bytes = acked;
-            info.acked_segs = if self.cfg.abc { acked as f64 / self.mss() as f64 } else { 1.0 };
+            info.acked_segs = if self.cfg.abc {
+                acked as f64 / self.mss() as f64
+            } else {
+                1.0
+            };
             self.cc.on_ack(info);
         }
         if self.snd_una >= self.snd_max {
@@ -370,18 +570,46 @@ impl TcpSender {
         if self.done_at.is_none() && self.snd_una >= self.app_limit {
             self.done_at = Some(ctx.now);
         }
-        self.send_much(ctx);
+        match prr_budget {
+            Some(b) if self.cfg.recovery == Recovery::Sack => self.sack_send(ctx, Some(b)),
+            Some(b) => self.prr_send(ctx, b),
+            None => self.send_much(ctx),
+        }
     }
 
     fn on_dupack(&mut self, ctx: &mut Ctx) {
         self.dupacks += 1;
+        if self.cfg.prr && self.cfg.recovery != Recovery::Sack {
+            // One more segment above the cumulative ACK has arrived (at most all but one of
+            // those outstanding).
+            let outstanding = self.inflight().div_ceil(self.mss());
+            self.reno_sacked = (self.reno_sacked + 1).min(outstanding.saturating_sub(1));
+        }
+        if self.in_recovery && self.cfg.prr {
+            // RFC 9937: without SACK a duplicate ACK delivers one segment (until the whole
+            // RecoverFS is accounted for); with SACK, what its blocks newly cover.
+            let delivered = match self.cfg.recovery {
+                Recovery::Sack => self.sack_delta().max(0) as u64,
+                _ if self.prr.delivered < self.prr.recover_fs => self.mss(),
+                _ => 0,
+            };
+            if delivered > 0 && self.cfg.recovery != Recovery::Tahoe {
+                let snd = self.prr_sndcnt(delivered, false);
+                if self.cfg.recovery == Recovery::Sack {
+                    self.sack_send(ctx, Some(snd));
+                } else {
+                    self.prr_send(ctx, snd);
+                }
+            }
+            return;
+        }
         if self.in_recovery {
             match self.cfg.recovery {
                 Recovery::Reno | Recovery::NewReno => {
                     self.dupwnd += 1.0;
                     self.send_much(ctx);
                 }
-                Recovery::Sack => self.sack_send(ctx),
+                Recovery::Sack => self.sack_send(ctx, None),
                 Recovery::Tahoe => {}
             }
             return;
@@ -410,6 +638,17 @@ impl TcpSender {
                 self.arm_rto(ctx);
                 self.send_much(ctx);
             }
+            Recovery::Reno | Recovery::NewReno if self.cfg.prr => {
+                self.in_recovery = true;
+                self.first_partial = true;
+                self.dupwnd = 0.0;
+                self.prr_begin();
+                let snd = self.prr_sndcnt(self.mss(), false);
+                self.retransmit_una(ctx);
+                self.arm_rto(ctx);
+                let left = snd - self.prr.out as i64;
+                self.prr_send(ctx, left);
+            }
             Recovery::Reno | Recovery::NewReno => {
                 self.in_recovery = true;
                 self.first_partial = true;
@@ -418,12 +657,22 @@ impl TcpSender {
                 self.arm_rto(ctx);
                 self.send_much(ctx);
             }
+            Recovery::Sack if self.cfg.prr => {
+                self.in_recovery = true;
+                self.high_rxt = self.snd_una;
+                self.prr_begin();
+                let snd = self.prr_sndcnt(self.sack_delta().max(0) as u64, false);
+                self.retransmit_una(ctx);
+                self.arm_rto(ctx);
+                let left = snd - self.prr.out as i64;
+                self.sack_send(ctx, Some(left));
+            }
             Recovery::Sack => {
                 self.in_recovery = true;
                 self.high_rxt = self.snd_una;
                 self.retransmit_una(ctx);
                 self.arm_rto(ctx);
-                self.sack_send(ctx);
+                self.sack_send(ctx, None);
             }
         }
     }
@@ -436,6 +685,7 @@ impl TcpSender {
         self.in_recovery = false;
         self.dupwnd = 0.0;
         self.dupacks = 0;
+        self.reno_sacked = 0;
         self.recover = self.snd_max;
         self.timed = None;
         self.snd_nxt = self.snd_una;
@@ -465,11 +715,19 @@ impl Agent for TcpSender {
             self.rwnd = p.wnd as u64;
         }
         if self.cfg.recovery == Recovery::Sack {
+            self.sacked_before = if self.cfg.prr {
+                self.sb.sacked_bytes()
+            } else {
+                0
+            };
             for i in 0..p.nsack as usize {
                 let (start, end) = p.sack_block(i);
                 if end > self.snd_una {
                     self.sb.add(start.max(self.snd_una), end);
                 }
+            }
+            if self.cfg.prr {
+                self.sack_grew = self.sb.sacked_bytes() > self.sacked_before;
             }
         }
         let new = ack > self.snd_una;
@@ -512,7 +770,11 @@ impl Agent for TcpSender {
     fn next_wakeup(&self) -> Option<Time> {
         // A pending RTO event before the deadline only re-arms itself; the deadline counts.
         let rto = self.rto_deadline.unwrap_or(Time::MAX);
-        Some(if self.pace_pending { rto.min(self.pace_next) } else { rto })
+        Some(if self.pace_pending {
+            rto.min(self.pace_next)
+        } else {
+            rto
+        })
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx, kind: u16, token: u32) {
@@ -543,7 +805,15 @@ impl Agent for TcpSender {
     }
 
     fn probe_names(&self) -> Vec<&'static str> {
-        let mut v = vec!["cwnd", "ssthresh", "srtt_s", "rto_s", "inflight_bytes", "retransmits", "timeouts"];
+        let mut v = vec![
+            "cwnd",
+            "ssthresh",
+            "srtt_s",
+            "rto_s",
+            "inflight_bytes",
+            "retransmits",
+            "timeouts",
+        ];
         v.extend_from_slice(self.cc.probe_names());
         v
     }
@@ -566,14 +836,37 @@ impl Agent for TcpSender {
             ("timeouts", self.timeouts as f64),
             ("fast_retransmits", self.fast_retransmits as f64),
             ("mean_rtt_s", self.rtt.mean_rtt()),
-            ("min_rtt_s", if self.rtt.min_rtt > 0 { to_secs(self.rtt.min_rtt) } else { f64::NAN }),
-            ("mean_rto_s", if self.n_rto > 0 { self.sum_rto / self.n_rto as f64 } else { f64::NAN }),
+            (
+                "min_rtt_s",
+                if self.rtt.min_rtt > 0 {
+                    to_secs(self.rtt.min_rtt)
+                } else {
+                    f64::NAN
+                },
+            ),
+            (
+                "mean_rto_s",
+                if self.n_rto > 0 {
+                    self.sum_rto / self.n_rto as f64
+                } else {
+                    f64::NAN
+                },
+            ),
             ("final_cwnd", self.cc.cwnd()),
             (
                 "mean_recovery_s",
-                if self.episodes > 0 { self.episode_ns as f64 / 1e9 / self.episodes as f64 } else { f64::NAN },
+                if self.episodes > 0 {
+                    self.episode_ns as f64 / 1e9 / self.episodes as f64
+                } else {
+                    f64::NAN
+                },
             ),
-            ("completion_s", self.done_at.map(|t| to_secs(t - self.started_at)).unwrap_or(f64::NAN)),
+            (
+                "completion_s",
+                self.done_at
+                    .map(|t| to_secs(t - self.started_at))
+                    .unwrap_or(f64::NAN),
+            ),
         ]
         .into_iter()
         .chain(self.cc.summary())
@@ -582,5 +875,81 @@ impl Agent for TcpSender {
 
     fn tables(&mut self) -> Vec<(&'static str, crate::measure::Table)> {
         self.cc.tables()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Prr;
+
+    /// RFC 9937's basic case: one loss in a 20-segment window, ssthresh 10. PRR sends one
+    /// segment per two delivered while pipe > ssthresh (the fast retransmission first), so
+    /// that pipe falls smoothly to ssthresh, then one per delivered (conservative bound).
+    #[test]
+    fn prr_sends_in_proportion_then_holds_pipe_at_ssthresh() {
+        let mss = 1000;
+        // 19 of 20 outstanding segments remain in the network when recovery begins.
+        let mut prr = Prr {
+            recover_fs: 19 * mss,
+            ..Prr::default()
+        };
+        let (mut pipe, mut sent) = (19 * mss, Vec::new());
+        for _ in 0..19 {
+            // Each duplicate ACK delivers one segment: it leaves the pipe.
+            pipe -= mss;
+            let mut budget = prr.sndcnt(mss, pipe, 10 * mss, mss, false);
+            let mut n = 0;
+            while budget >= mss as i64 {
+                prr.out += mss;
+                pipe += mss;
+                budget -= mss as i64;
+                n += 1;
+            }
+            sent.push(n);
+        }
+        // Whole segments of the ⌈k · ssthresh / RecoverFS⌉ bytes allowed after k ACKs: about
+        // one per two ACKs, 10 in all (= ssthresh) by the end of the window.
+        assert_eq!(sent.iter().sum::<u64>(), 10, "{sent:?}");
+        assert_eq!(
+            sent[0], 1,
+            "the fast retransmission goes out on the first ACK"
+        );
+        let mut total = 0;
+        for (k, n) in sent.iter().enumerate().take(15) {
+            total += n;
+            assert_eq!(
+                total,
+                (((k as u64 + 1) * 10 * mss).div_ceil(19) / mss).max(1),
+                "after {} ACKs: {sent:?}",
+                k + 1
+            );
+        }
+        assert_eq!(pipe, 10 * mss);
+        // Below ssthresh (more losses): conservative, one for one; a safe ACK adds one.
+        let mut p = Prr {
+            recover_fs: 20 * mss,
+            delivered: 14 * mss,
+            out: 12 * mss,
+        };
+        assert_eq!(p.sndcnt(mss, 5 * mss, 10 * mss, mss, false), 3 * mss as i64);
+        let mut p = Prr {
+            recover_fs: 20 * mss,
+            delivered: 12 * mss,
+            out: 12 * mss,
+        };
+        assert_eq!(p.sndcnt(mss, 5 * mss, 10 * mss, mss, false), mss as i64);
+        let mut p = Prr {
+            recover_fs: 20 * mss,
+            delivered: 12 * mss,
+            out: 12 * mss,
+        };
+        assert_eq!(p.sndcnt(mss, 5 * mss, 10 * mss, mss, true), 2 * mss as i64);
+        // Never beyond ssthresh − pipe.
+        let mut p = Prr {
+            recover_fs: 20 * mss,
+            delivered: 12 * mss,
+            out: 2 * mss,
+        };
+        assert_eq!(p.sndcnt(mss, 9 * mss, 10 * mss, mss, true), mss as i64);
     }
 }
