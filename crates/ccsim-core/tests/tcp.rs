@@ -422,3 +422,22 @@ fn bad_tcp_parameters_are_rejected_with_their_field() {
         assert!(errs.iter().any(|e| e.path == path), "{to}: {errs:?}");
     }
 }
+
+/// Benchmark S2 (one flow, 1 Gb/s, 100 ms RTT, one-BDP queue): the slow-start overshoot
+/// loses 17 000 packets, NewReno times out, and the go-back-N that follows resends data
+/// the receiver already holds. Those duplicates come back as duplicate ACKs for exactly
+/// `recover`, which must not start a new recovery (ns-2: `highest_ack_ > recover_`):
+/// with PRR each such spurious recovery retransmitted a window and halved cwnd, and S2's
+/// flow fell to 47 Mb/s.
+#[test]
+fn duplicates_after_a_timeout_start_no_spurious_recovery() {
+    let toml = ccsim_core::bench::tcp_scenario("S2").unwrap().replace("duration = 60", "duration = 12");
+    for prr in ["true", "false"] {
+        let res = run_toml(&toml.replace("prr = true", &format!("prr = {prr}"))).unwrap();
+        let one = |c: &str| col(&res, c)[0];
+        assert!(one("duplicate_segments") > 1000.0, "prr {prr}: the go-back-N resent held data");
+        assert_eq!(one("timeouts"), 1.0, "prr {prr}");
+        assert_eq!(one("fast_retransmits"), 1.0, "prr {prr}: spurious recoveries");
+        assert!(one("goodput_bps") > 250e6, "prr {prr}: {} b/s", one("goodput_bps"));
+    }
+}

@@ -620,8 +620,11 @@ impl TcpSender {
             return;
         }
         // ns-2 bugFix_ / RFC 6582: no new fast retransmit for losses of a window already
-        // recovered from (the ACK must pass `recover`).
-        if self.snd_una < self.recover {
+        // recovered from: the ACK must cover data sent after `recover` was set (ns-2:
+        // `highest_ack_ > recover_`). Duplicate ACKs for exactly `recover` are what a
+        // go-back-N after a timeout provokes when it resends data the receiver already
+        // holds (RFC 6582, section 4). `recover` is 0 until the first loss episode.
+        if self.snd_una < self.recover || (self.snd_una == self.recover && self.recover > 0) {
             return;
         }
         self.fast_retransmits += 1;
