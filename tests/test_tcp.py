@@ -139,3 +139,19 @@ def test_bad_tcp_parameters_exit_2(tmp_path, cli, field, value):
     r = cli("validate", p)
     assert r.returncode == 2
     assert f"flows[0].{field}" in r.stderr
+
+
+def test_tshark_reads_a_handshake(tmp_path):
+    """`handshake = true`: the capture opens with SYN and SYN-ACK, which Wireshark decodes as
+    a TCP connection (relative sequence numbers from 0, no malformed packets)."""
+    d = ccsim.loads(PCAP_SCENARIO.replace("PROFILE", "linux"))
+    d["flows"][0]["handshake"] = True
+    res = ccsim.run(d, pcap_dir=tmp_path)
+    data, acks = res.files["s0->r0"], res.files["r1->r0"]
+    first = tshark("-r", data, "-c", "2", "-T", "fields", "-e", "tcp.flags.syn", "-e", "tcp.flags.ack", "-e", "tcp.seq", "-e", "tcp.len")
+    assert first[0].split("\t") == ["1", "0", "0", "0"], first
+    assert first[1].split("\t")[0] == "0" and int(first[1].split("\t")[3]) > 0, first
+    synack = tshark("-r", acks, "-c", "1", "-T", "fields", "-e", "tcp.flags.syn", "-e", "tcp.flags.ack", "-e", "tcp.ack")
+    assert synack[0].split("\t") == ["1", "1", "1"], synack
+    assert tshark("-r", data, "-Y", "_ws.malformed || _ws.expert.severity == error") == []
+    assert res.flows.iloc[0]["syn_retries"] == 0

@@ -53,7 +53,8 @@ jitter = true
 }
 
 /// The standard TCP benchmark scenarios (1500-byte packets: MSS 1460 + 40 header bytes,
-/// NewReno with PRR (as ns-3's `TcpNewReno`), an ACK per segment, DropTail queues, a
+/// NewReno with PRR (as ns-3's `TcpNewReno`), a SYN handshake (as ns-3), an ACK per
+/// segment, DropTail queues, a
 /// window of the socket buffer ns-3's script gives each flow: 1 MiB = 718 segments, 64 MiB
 /// = 45 965 segments for S2):
 ///
@@ -95,6 +96,7 @@ kind = "tcp"
 profile = "ns2"
 recovery = "newreno"
 prr = true
+handshake = true
 count = {flows}
 src = "s{{i}}"
 dst = "d{{i}}"

@@ -23,6 +23,9 @@ pub enum Kind {
 
 /// `Packet::flags`: the TCP timestamps option is present (12 header bytes).
 pub const FLAG_TS: u8 = 0x01;
+/// `Packet::flags`: a connection-opening segment (TCP SYN on a `Control` packet, SYN-ACK on
+/// an `Ack`).
+pub const FLAG_SYN: u8 = 0x02;
 
 /// A SACK block, stored relative to the packet's cumulative `ack` (8 bytes instead of 16,
 /// keeping `Packet` small): the block is `[ack + off, ack + off + len)`.

@@ -431,13 +431,99 @@ fn bad_tcp_parameters_are_rejected_with_their_field() {
 /// flow fell to 47 Mb/s.
 #[test]
 fn duplicates_after_a_timeout_start_no_spurious_recovery() {
-    let toml = ccsim_core::bench::tcp_scenario("S2").unwrap().replace("duration = 60", "duration = 12");
+    let toml = ccsim_core::bench::tcp_scenario("S2")
+        .unwrap()
+        .replace("duration = 60", "duration = 12");
     for prr in ["true", "false"] {
         let res = run_toml(&toml.replace("prr = true", &format!("prr = {prr}"))).unwrap();
         let one = |c: &str| col(&res, c)[0];
-        assert!(one("duplicate_segments") > 1000.0, "prr {prr}: the go-back-N resent held data");
+        assert!(
+            one("duplicate_segments") > 1000.0,
+            "prr {prr}: the go-back-N resent held data"
+        );
         assert_eq!(one("timeouts"), 1.0, "prr {prr}");
-        assert_eq!(one("fast_retransmits"), 1.0, "prr {prr}: spurious recoveries");
-        assert!(one("goodput_bps") > 250e6, "prr {prr}: {} b/s", one("goodput_bps"));
+        assert_eq!(
+            one("fast_retransmits"),
+            1.0,
+            "prr {prr}: spurious recoveries"
+        );
+        assert!(
+            one("goodput_bps") > 250e6,
+            "prr {prr}: {} b/s",
+            one("goodput_bps")
+        );
     }
+}
+
+/// `handshake = true`: SYN, SYN-ACK, then data one RTT after the start; a lost SYN is sent
+/// again after the initial RTO (3 s in the ns2 profile), and data waits for its SYN-ACK.
+#[test]
+fn a_handshake_delays_data_by_one_rtt_and_a_lost_syn_by_the_initial_rto() {
+    let run = |extra: &str, loss: &str| {
+        let toml = format!(
+            r#"
+nodes = ["a", "r", "b"]
+[simulation]
+duration = "6s"
+[[links]]
+a = "a"
+b = "r"
+rate = "100Mbps"
+delay = "1ms"
+{loss}
+[[links]]
+a = "r"
+b = "b"
+rate = "10Mbps"
+delay = "24ms"
+queue = {{ kind = "droptail", limit = 1000 }}
+[[flows]]
+name = "t"
+kind = "tcp"
+src = "a"
+dst = "b"
+window = 100
+start = "0.5s"
+{extra}
+[[traces]]
+kind = "flow"
+flow = "t"
+interval = "1ms"
+"#
+        );
+        run_toml(&toml).unwrap()
+    };
+    let first_delivery = |r: &Results| {
+        let t = &r.series.iter().find(|(n, _)| n == "flow:t").unwrap().1;
+        let (time, good) = (t.f64("time").unwrap(), t.f64("goodput_bytes").unwrap());
+        time[good.iter().position(|&g| g > 0.0).unwrap()]
+    };
+    let plain = run("", "");
+    let hs = run("handshake = true", "");
+    let rtt = col(&hs, "min_rtt_s")[0];
+    // Without a handshake the first segment arrives half an RTT after the start; with it,
+    // one RTT later (the SYN and SYN-ACK are 40-byte packets).
+    let (p, h) = (first_delivery(&plain), first_delivery(&hs));
+    assert!(p < 0.5 + 0.6 * rtt, "{p}");
+    assert!(
+        h > 0.5 + 1.4 * rtt && h < 0.5 + 1.7 * rtt,
+        "{h} (rtt {rtt})"
+    );
+    assert_eq!(col(&hs, "syn_retries")[0], 0.0);
+    assert_eq!(col(&hs, "timeouts")[0], 0.0);
+    // The SYN is the flow's first packet: lose it.
+    let lost = run(
+        "handshake = true",
+        r#"loss = { kind = "drop_list", packets = [0] }"#,
+    );
+    assert_eq!(col(&lost, "syn_retries")[0], 1.0);
+    assert_eq!(
+        col(&lost, "timeouts")[0],
+        0.0,
+        "a SYN timeout is not a data timeout"
+    );
+    let l = first_delivery(&lost);
+    assert!(l > 3.5 + 1.4 * rtt && l < 3.5 + 1.7 * rtt, "{l}");
+    // Afterwards the flows behave alike: same goodput within what the delay costs.
+    assert!(col(&hs, "goodput_bytes")[0] > 0.95 * col(&plain, "goodput_bytes")[0]);
 }

@@ -2,8 +2,9 @@
 //!
 //! A `tcp` flow is a bulk (FTP-like) transfer, infinite or of `bytes` bytes, from `src` to
 //! `dst`. `profile` picks defaults (`ns2` or `linux`), every field can be overridden, `cc`
-//! picks the congestion controller, `recovery` the loss-recovery variant. There is no
-//! connection handshake: data starts at the flow's start time (as ns-2's one-way TCP).
+//! picks the congestion controller, `recovery` the loss-recovery variant. By default there
+//! is no connection handshake: data starts at the flow's start time (as ns-2's one-way
+//! TCP); `handshake = true` opens with SYN / SYN-ACK first (as ns-3 and real stacks).
 
 pub mod receiver;
 pub mod rtt;
@@ -60,6 +61,9 @@ pub struct TcpConfig {
     /// Proportional Rate Reduction (RFC 9937) sets what fast recovery sends (Reno, NewReno,
     /// SACK) instead of window inflation or `cwnd − pipe`.
     pub prr: bool,
+    /// Open the connection with a SYN / SYN-ACK exchange before sending data (ns-3, real
+    /// stacks); ns-2's one-way TCP sends data at the start time.
+    pub handshake: bool,
 }
 
 impl TcpConfig {
@@ -96,6 +100,7 @@ impl TcpConfig {
             bytes: None,
             overhead: 0,
             prr: false,
+            handshake: false,
         }
     }
 
@@ -125,6 +130,7 @@ impl TcpConfig {
             bytes: None,
             overhead: 0,
             prr: true,
+            handshake: false,
         }
     }
 }
@@ -134,7 +140,7 @@ impl TcpConfig {
 /// overrides: `mss`, `window` (segments), `initial_window`, `initial_ssthresh`,
 /// `delayed_ack`, `delack_count`, `delack_timeout`, `rtt_estimator` (`ns2` | `rfc6298`),
 /// `clock_granularity`, `min_rto`, `max_rto`, `initial_rto`, `timestamps`,
-/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`.
+/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`.
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
     let profile = o.choice("profile", &["ns2", "linux"], Some("ns2"), errs)?;
     let mut c = if profile == "linux" {
@@ -219,6 +225,9 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
         c.overhead = v;
     }
     let prr = o.boolean("prr", errs);
+    if let Some(v) = o.boolean("handshake", errs) {
+        c.handshake = v;
+    }
     if o.has("bytes") {
         let v = o.get("bytes").unwrap();
         let b = match v {

@@ -107,6 +107,22 @@ impl TcpReceiver {
 
 impl Agent for TcpReceiver {
     fn on_packet(&mut self, ctx: &mut Ctx, p: &Packet) {
+        if p.kind == Kind::Control && p.flags & crate::packet::FLAG_SYN != 0 {
+            // A SYN (or a retransmitted one): answer with a SYN-ACK carrying the window.
+            let (size, wnd, ts) = (
+                self.cfg.header_bytes(0),
+                self.cfg.window_bytes.min(u32::MAX as u64) as u32,
+                self.cfg.timestamps,
+            );
+            let echo = p.sent_at;
+            return ctx.send_with(|q| {
+                q.kind = Kind::Ack;
+                q.flags = crate::packet::FLAG_SYN | if ts { crate::packet::FLAG_TS } else { 0 };
+                q.wnd = wnd;
+                q.ts_echo = echo;
+                q.size = size;
+            });
+        }
         if p.kind != Kind::Data {
             return;
         }

@@ -65,6 +65,11 @@ pub struct TcpSender {
     rto_token: u32,
     pace_next: Time,
     pace_pending: bool,
+    /// With `handshake`: whether the SYN-ACK has arrived, and when the SYN now in flight
+    /// was first sent (None once it was retransmitted: Karn).
+    established: bool,
+    syn_sent_at: Option<Time>,
+    syn_retries: u64,
     /// PRR state of the current recovery.
     prr: Prr,
     /// Without SACK, with PRR: segments above `snd_una` known delivered from duplicate ACKs.
@@ -136,6 +141,7 @@ impl TcpSender {
         });
         let rtt = RttEstimator::new(cfg.rtt_mode, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
         let app_limit = cfg.bytes.unwrap_or(u64::MAX);
+        let established = !cfg.handshake;
         TcpSender {
             rng: (cfg.overhead > 0).then(|| Box::new(rng)),
             rwnd: cfg.window_bytes,
@@ -159,6 +165,9 @@ impl TcpSender {
             rto_token: 0,
             pace_next: 0,
             pace_pending: false,
+            established,
+            syn_sent_at: None,
+            syn_retries: 0,
             prr: Prr::default(),
             reno_sacked: 0,
             sacked_before: 0,
@@ -680,7 +689,50 @@ impl TcpSender {
         }
     }
 
+    /// Sends the SYN (the connection's first segment, no data) and arms its timer: the RTO
+    /// (the initial RTO, doubled for each retransmission).
+    fn send_syn(&mut self, ctx: &mut Ctx) {
+        let (size, flags) = (
+            self.cfg.header_bytes(0),
+            if self.cfg.timestamps {
+                crate::packet::FLAG_TS
+            } else {
+                0
+            },
+        );
+        ctx.send_with(|p| {
+            p.kind = Kind::Control;
+            p.flags = flags | crate::packet::FLAG_SYN;
+            p.size = size;
+        });
+        self.arm_rto(ctx);
+    }
+
+    /// The SYN-ACK: the connection is open; its RTT (unless the SYN was retransmitted)
+    /// seeds the estimator, and data starts.
+    fn on_syn_ack(&mut self, ctx: &mut Ctx, p: &Packet) {
+        if self.established {
+            return;
+        }
+        self.established = true;
+        if let Some(t) = self.syn_sent_at.take() {
+            self.rtt.sample(ctx.now - t);
+        }
+        if p.wnd > 0 {
+            self.rwnd = p.wnd as u64;
+        }
+        self.cancel_rto();
+        self.send_much(ctx);
+    }
+
     fn on_timeout(&mut self, ctx: &mut Ctx) {
+        if !self.established {
+            // The SYN or the SYN-ACK was lost: back off and send the SYN again.
+            self.syn_retries += 1;
+            self.syn_sent_at = None;
+            self.rtt.back_off();
+            return self.send_syn(ctx);
+        }
         self.timeouts += 1;
         let info = self.loss_info(ctx.now);
         self.cc.on_timeout(&info);
@@ -701,6 +753,10 @@ impl TcpSender {
 impl Agent for TcpSender {
     fn start(&mut self, ctx: &mut Ctx) {
         self.started_at = ctx.now;
+        if !self.established {
+            self.syn_sent_at = Some(ctx.now);
+            return self.send_syn(ctx);
+        }
         self.send_much(ctx);
     }
 
@@ -711,6 +767,12 @@ impl Agent for TcpSender {
 
     fn on_packet(&mut self, ctx: &mut Ctx, p: &Packet) {
         if p.kind != Kind::Ack {
+            return;
+        }
+        if p.flags & crate::packet::FLAG_SYN != 0 {
+            return self.on_syn_ack(ctx, p);
+        }
+        if !self.established {
             return;
         }
         let ack = p.ack;
@@ -793,7 +855,7 @@ impl Agent for TcpSender {
                     }
                     Some(_) => {
                         self.rto_deadline = None;
-                        if self.snd_una < self.snd_max {
+                        if self.snd_una < self.snd_max || !self.established {
                             self.on_timeout(ctx);
                         }
                     }
@@ -838,6 +900,7 @@ impl Agent for TcpSender {
             ("retransmitted_bytes", self.retrans_bytes as f64),
             ("timeouts", self.timeouts as f64),
             ("fast_retransmits", self.fast_retransmits as f64),
+            ("syn_retries", self.syn_retries as f64),
             ("mean_rtt_s", self.rtt.mean_rtt()),
             (
                 "min_rtt_s",

@@ -119,7 +119,10 @@ impl PcapWriter {
         let l4_start = b.len();
         if tcp {
             let ts = p.flags & crate::packet::FLAG_TS != 0;
+            let syn = p.flags & crate::packet::FLAG_SYN != 0;
             let (seq, ack, flags) = match p.kind {
+                Kind::Control if syn => (0u32, 0u32, 0x02u8),
+                Kind::Ack if syn => (0u32, 1u32, 0x12u8),
                 Kind::Ack => (1u32, (p.ack as u32).wrapping_add(1), 0x10u8),
                 _ => ((p.seq as u32).wrapping_add(1), 1u32, 0x18u8),
             };
