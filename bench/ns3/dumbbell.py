@@ -3,7 +3,7 @@
 Run with a Python that has ns-3's PyPI package (`pip install ns3`, 3.44):
 
     python bench/ns3/dumbbell.py S1 [--duration SECONDS] [--sack] [--classic] [--limited-transmit]
-                                     [--count-recoveries] [--startup-trace STEP]
+                                     [--count-recoveries] [--startup-trace STEP] [--seed N]
 
 The scenario's parameters are given on the command line by `ccsim bench --ns3` (or here
 through PARAMS), read from the same definitions ccsim uses (crates/ccsim-core/src/bench.rs).
@@ -107,7 +107,9 @@ def main():
         recv_addrs.append(ifs.GetAddress(1))
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 
-    rng = random.Random(1)
+    # Start times: Python's random with --seed (default 1); ccsim draws its own (its
+    # simulation.seed), so the two simulators' start times differ but are equally distributed.
+    rng = random.Random(int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 1)
     sinks = []
     starts = []
     port = 5201

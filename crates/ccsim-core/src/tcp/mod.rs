@@ -107,7 +107,7 @@ impl TcpConfig {
     /// Linux-like defaults: MSS 1448 with timestamps, initial window 10 (RFC 6928),
     /// RFC 6298 RTO with 1 ms granularity, min 200 ms, max 120 s, initial 1 s, delayed ACK
     /// (2 segments, 40 ms), SACK recovery with PRR (Linux's since 3.2), byte counting, a
-    /// 1 GiB receive window.
+    /// 1 GiB receive window, a SYN handshake.
     pub fn linux() -> Self {
         TcpConfig {
             mss: 1448,
@@ -130,7 +130,7 @@ impl TcpConfig {
             bytes: None,
             overhead: 0,
             prr: true,
-            handshake: false,
+            handshake: true,
         }
     }
 }
