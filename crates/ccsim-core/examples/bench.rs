@@ -17,22 +17,13 @@ fn main() {
         let rate: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1e9);
         let secs: f64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(5.0);
         let toml = ccsim_core::bench::cbr_dumbbell_toml(flows, rate, secs, 1.05);
-        report(
-            &ccsim_core::bench::measure("cbr-dumbbell", &toml, "bottleneck")
-                .expect("valid bench scenario"),
-        );
+        report(&ccsim_core::bench::measure("cbr-dumbbell", &toml, "bottleneck").expect("valid bench scenario"));
         return;
     }
-    let names: Vec<String> = if args.is_empty() {
-        vec!["S1".into(), "S2".into(), "S3".into()]
-    } else {
-        args
-    };
+    let names: Vec<String> = if args.is_empty() { vec!["S1".into(), "S2".into(), "S3".into()] } else { args };
     for n in names {
         match ccsim_core::bench::tcp_scenario(&n) {
-            Some(t) => report(
-                &ccsim_core::bench::measure(&n, &t, "bottleneck").expect("valid bench scenario"),
-            ),
+            Some(t) => report(&ccsim_core::bench::measure(&n, &t, "bottleneck").expect("valid bench scenario")),
             None => eprintln!("unknown scenario {n} (S1-S4, or cbr)"),
         }
     }

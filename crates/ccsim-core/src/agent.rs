@@ -38,12 +38,8 @@ impl Core {
     pub fn forward_at(&mut self, node: u32, id: crate::packet::PktId, at: Time) {
         let dst = self.pool.get(id).dst;
         let ld = self.net.route(node, dst);
-        debug_assert!(
-            ld != crate::net::NO_ROUTE,
-            "no route (validated at build time)"
-        );
-        self.net
-            .enqueue_at(ld, at, id, &mut self.sched, &mut self.pool, &mut self.flows);
+        debug_assert!(ld != crate::net::NO_ROUTE, "no route (validated at build time)");
+        self.net.enqueue_at(ld, at, id, &mut self.sched, &mut self.pool, &mut self.flows);
     }
 }
 
@@ -95,15 +91,7 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub fn timer_at(&mut self, at: Time, kind: u16, token: u32) {
         debug_assert!(kind < RESERVED_TIMER);
-        self.core.sched.at(
-            at.max(self.now),
-            Event::Timer {
-                flow: self.flow,
-                side: self.side,
-                kind,
-                token,
-            },
-        );
+        self.core.sched.at(at.max(self.now), Event::Timer { flow: self.flow, side: self.side, kind, token });
     }
 
     /// This flow's statistics.

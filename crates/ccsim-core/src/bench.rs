@@ -54,9 +54,8 @@ jitter = true
 
 /// The standard TCP benchmark scenarios (1500-byte packets: MSS 1460 + 40 header bytes,
 /// NewReno with PRR (as ns-3's `TcpNewReno`), a SYN handshake (as ns-3), an ACK per
-/// segment, DropTail queues, a
-/// window of the socket buffer ns-3's script gives each flow: 1 MiB = 718 segments, 64 MiB
-/// = 45 965 segments for S2):
+/// segment, DropTail queues, a window of the socket buffer ns-3's script gives each flow:
+/// 1 MiB = 718 segments, 64 MiB = 45 965 segments for S2):
 ///
 /// - `S1`: 10 flows, 100 Mb/s 10 ms bottleneck, 100-packet queue, 1 Gb/s 1 ms access, 60 s.
 /// - `S2`: 1 flow, 1 Gb/s 50 ms bottleneck, one-BDP queue (8 500 packets), 10 Gb/s 1 ms access, 60 s.
@@ -118,33 +117,16 @@ pub fn measure(name: &str, toml: &str, bottleneck: &str) -> Result<BenchResult, 
 
 /// As [`measure`]; `steady = false` skips the second run (NaN steady goodput), e.g. when
 /// the process's peak memory is what is being measured.
-pub fn measure_with(
-    name: &str,
-    toml: &str,
-    bottleneck: &str,
-    steady: bool,
-) -> Result<BenchResult, String> {
-    let spec = crate::scenario::from_toml(toml).map_err(|e| {
-        e.iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    })?;
+pub fn measure_with(name: &str, toml: &str, bottleneck: &str, steady: bool) -> Result<BenchResult, String> {
+    let spec = crate::scenario::from_toml(toml).map_err(|e| e.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n"))?;
     let sim = Simulation::with_options(spec, &Default::default())?;
     let res = sim.run_to_results(None);
     // Goodput over the whole run (as the ns-3 script measures it), not per flow's active time.
-    let goodput_bps: f64 = res
-        .flows
-        .i64("goodput_bytes")
-        .map(|v| v.iter().sum::<i64>() as f64 * 8.0 / res.sim_time_s)
-        .unwrap_or(0.0);
+    let goodput_bps: f64 =
+        res.flows.i64("goodput_bytes").map(|v| v.iter().sum::<i64>() as f64 * 8.0 / res.sim_time_s).unwrap_or(0.0);
     let flows = res.flows.rows();
     drop(res.series);
-    let goodput_steady_bps = if steady {
-        steady_goodput(toml)?
-    } else {
-        f64::NAN
-    };
+    let goodput_steady_bps = if steady { steady_goodput(toml)? } else { f64::NAN };
     // Departures of the bottleneck's forward (a->b) direction; link directions are listed
     // a->b first for every link.
     let links = match res.queues.column("link") {
@@ -152,10 +134,7 @@ pub fn measure_with(
         _ => vec![],
     };
     let deps = res.queues.i64("departures").unwrap_or(&[]);
-    let pkts: u64 = (0..links.len())
-        .filter(|&i| links[i] == bottleneck && i % 2 == 0)
-        .map(|i| deps[i] as u64)
-        .sum();
+    let pkts: u64 = (0..links.len()).filter(|&i| links[i] == bottleneck && i % 2 == 0).map(|i| deps[i] as u64).sum();
     Ok(BenchResult {
         name: name.to_string(),
         events: res.events,
@@ -174,20 +153,11 @@ pub fn measure_with(
 /// Runs `toml` again with a warm-up of min(10 s, half the run) and returns the payload
 /// goodput of all flows over the rest, bit/s.
 fn steady_goodput(toml: &str) -> Result<f64, String> {
-    let mut spec = crate::scenario::from_toml(toml).map_err(|e| {
-        e.iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    })?;
+    let mut spec = crate::scenario::from_toml(toml).map_err(|e| e.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n"))?;
     let warm = (spec.duration / 2).min(10 * crate::units::SEC);
     spec.warmup = warm;
     let res = Simulation::with_options(spec, &Default::default())?.run_to_results(None);
-    let bytes: i64 = res
-        .flows
-        .i64("goodput_bytes")
-        .map(|v| v.iter().sum())
-        .unwrap_or(0);
+    let bytes: i64 = res.flows.i64("goodput_bytes").map(|v| v.iter().sum()).unwrap_or(0);
     Ok(bytes as f64 * 8.0 / (res.sim_time_s - res.warmup_s))
 }
 
@@ -198,8 +168,7 @@ mod tests {
     #[test]
     fn tcp_scenarios_are_valid() {
         for name in TCP_SCENARIOS {
-            crate::scenario::from_toml(&tcp_scenario(name).unwrap())
-                .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            crate::scenario::from_toml(&tcp_scenario(name).unwrap()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         }
         assert!(tcp_scenario("S9").is_none());
     }
@@ -208,11 +177,7 @@ mod tests {
     fn small_bench_runs_and_counts() {
         let r = measure("t", &cbr_dumbbell_toml(4, 10e6, 1.0, 1.1), "bottleneck").unwrap();
         // 10 Mb/s of 1500 B packets for 1 s ≈ 833 packets (minus the first ms of access delay).
-        assert!(
-            r.bottleneck_pkts > 800 && r.bottleneck_pkts <= 834,
-            "{}",
-            r.bottleneck_pkts
-        );
+        assert!(r.bottleneck_pkts > 800 && r.bottleneck_pkts <= 834, "{}", r.bottleneck_pkts);
         // At least a send timer and a delivery per packet (a packet taken ahead of the
         // clock counts as an event).
         assert!(r.events >= 2 * r.bottleneck_pkts, "{} events", r.events);

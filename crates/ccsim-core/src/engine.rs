@@ -29,12 +29,7 @@ pub enum Event {
     NodeArrive { node: u32 },
     /// A timer of one endpoint of `flow`. `kind` and `token` are the agent's own; an agent
     /// ignores a token it no longer expects (cancellation without heap removal).
-    Timer {
-        flow: u32,
-        side: Side,
-        kind: u16,
-        token: u32,
-    },
+    Timer { flow: u32, side: Side, kind: u16, token: u32 },
     /// Sample trace `trace`.
     Sample { trace: u32 },
     /// End of the warm-up period: measurement counters restart.
@@ -64,9 +59,7 @@ struct QuadHeap {
 
 impl QuadHeap {
     fn with_capacity(n: usize) -> Self {
-        QuadHeap {
-            v: Vec::with_capacity(n),
-        }
+        QuadHeap { v: Vec::with_capacity(n) }
     }
 
     #[inline]
@@ -140,10 +133,7 @@ pub struct Scheduler {
 
 impl Scheduler {
     pub fn new() -> Self {
-        Scheduler {
-            heap: QuadHeap::with_capacity(1024),
-            ..Default::default()
-        }
+        Scheduler { heap: QuadHeap::with_capacity(1024), ..Default::default() }
     }
 
     /// Current simulated time.
@@ -169,10 +159,7 @@ impl Scheduler {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let seq = self.seq;
         self.seq += 1;
-        self.heap.push(Entry {
-            key: ((at.max(self.now) as u128) << 64) | seq as u128,
-            event,
-        });
+        self.heap.push(Entry { key: ((at.max(self.now) as u128) << 64) | seq as u128, event });
     }
 
     /// Takes the next sequence number (for an event queued outside the heap, see
@@ -188,10 +175,7 @@ impl Scheduler {
     #[inline]
     pub fn at_with_seq(&mut self, at: Time, seq: u64, event: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
-        self.heap.push(Entry {
-            key: ((at as u128) << 64) | seq as u128,
-            event,
-        });
+        self.heap.push(Entry { key: ((at as u128) << 64) | seq as u128, event });
     }
 
     /// Schedules `event` after `delay`.

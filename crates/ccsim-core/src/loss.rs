@@ -49,14 +49,7 @@ pub struct GilbertElliott {
 
 impl GilbertElliott {
     pub fn new(p_gb: f64, p_bg: f64, loss_good: f64, loss_bad: f64, rng: SimRng) -> Self {
-        GilbertElliott {
-            p_gb,
-            p_bg,
-            loss_good,
-            loss_bad,
-            bad: false,
-            rng,
-        }
+        GilbertElliott { p_gb, p_bg, loss_good, loss_bad, bad: false, rng }
     }
 
     /// Long-run fraction of packets lost.
@@ -68,11 +61,7 @@ impl GilbertElliott {
 impl LossModel for GilbertElliott {
     #[inline]
     fn lose(&mut self, _now: Time, _pkt: &Packet) -> bool {
-        let p = if self.bad {
-            self.loss_bad
-        } else {
-            self.loss_good
-        };
+        let p = if self.bad { self.loss_bad } else { self.loss_good };
         let lost = p > 0.0 && self.rng.gen::<f64>() < p;
         let flip = if self.bad { self.p_bg } else { self.p_gb };
         if self.rng.gen::<f64>() < flip {
@@ -98,11 +87,7 @@ impl DropList {
     pub fn new(mut drop: Vec<u64>) -> Self {
         drop.sort_unstable();
         drop.dedup();
-        DropList {
-            drop,
-            next: 0,
-            count: 0,
-        }
+        DropList { drop, next: 0, count: 0 }
     }
 }
 
@@ -132,10 +117,7 @@ mod tests {
             let n = 1_000_000u32;
             let k = (0..n).filter(|_| m.lose(0, &Packet::default())).count() as f64;
             let sd = (n as f64 * p * (1.0 - p)).sqrt();
-            assert!(
-                (k - n as f64 * p).abs() <= 4.0 * sd,
-                "p={p}: {k} losses in {n}"
-            );
+            assert!((k - n as f64 * p).abs() <= 4.0 * sd, "p={p}: {k} losses in {n}");
         }
     }
 
@@ -181,10 +163,7 @@ mod tests {
 }
 
 /// Scenario: `{ kind = "bernoulli", p = 0.01 }`.
-pub fn parse_bernoulli(
-    o: &mut crate::scenario::Obj,
-    errs: &mut crate::scenario::Errors,
-) -> Option<crate::scenario::LossBuilder> {
+pub fn parse_bernoulli(o: &mut crate::scenario::Obj, errs: &mut crate::scenario::Errors) -> Option<crate::scenario::LossBuilder> {
     let p = o.req_float("p", 0.0, 1.0, errs)?;
     Some(Box::new(move |rng| Box::new(Bernoulli::new(p, rng))))
 }
@@ -203,34 +182,18 @@ pub fn parse_gilbert_elliott(
         errs.add(o.at("p_bg"), "p_gb and p_bg cannot both be 0");
         return None;
     }
-    Some(Box::new(move |rng| {
-        Box::new(GilbertElliott::new(p_gb, p_bg, lg, lb, rng))
-    }))
+    Some(Box::new(move |rng| Box::new(GilbertElliott::new(p_gb, p_bg, lg, lb, rng))))
 }
 
 /// Scenario: `{ kind = "drop_list", packets = [20, 21, 25] }`.
-pub fn parse_drop_list(
-    o: &mut crate::scenario::Obj,
-    errs: &mut crate::scenario::Errors,
-) -> Option<crate::scenario::LossBuilder> {
+pub fn parse_drop_list(o: &mut crate::scenario::Obj, errs: &mut crate::scenario::Errors) -> Option<crate::scenario::LossBuilder> {
     let Some(v) = o.get("packets") else {
-        errs.add(
-            o.at("packets"),
-            "missing required field (a list of packet indices, e.g. [20, 21])",
-        );
+        errs.add(o.at("packets"), "missing required field (a list of packet indices, e.g. [20, 21])");
         return None;
     };
-    let list: Option<Vec<u64>> = v
-        .as_array()
-        .and_then(|a| a.iter().map(|x| x.as_u64()).collect());
+    let list: Option<Vec<u64>> = v.as_array().and_then(|a| a.iter().map(|x| x.as_u64()).collect());
     let Some(list) = list else {
-        errs.add(
-            o.at("packets"),
-            format!(
-                "expected a list of whole numbers >= 0, got {}",
-                crate::scenario::reader::show(v)
-            ),
-        );
+        errs.add(o.at("packets"), format!("expected a list of whole numbers >= 0, got {}", crate::scenario::reader::show(v)));
         return None;
     };
     Some(Box::new(move |_| Box::new(DropList::new(list.clone()))))

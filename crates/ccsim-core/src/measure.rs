@@ -109,13 +109,7 @@ impl QueueStats {
     /// Restarts the counters at `now` (end of warm-up) for a queue currently holding
     /// `len_pkts` / `len_bytes`.
     pub fn reset(&mut self, now: Time, len_pkts: usize, len_bytes: u64) {
-        *self = QueueStats {
-            last: now,
-            since: now,
-            max_pkts: len_pkts as u64,
-            max_bytes: len_bytes,
-            ..Default::default()
-        };
+        *self = QueueStats { last: now, since: now, max_pkts: len_pkts as u64, max_bytes: len_bytes, ..Default::default() };
     }
 
     /// Time-averaged queue length (packets, bytes) over `[since, now]`.
@@ -172,32 +166,18 @@ impl FlowStats {
     /// A drop of a `size`-byte packet (`forward`: a non-ACK packet of this flow).
     #[inline]
     pub fn on_drop_parts(&mut self, link: u32, reason: DropReason, forward: bool, size: u32) {
-        match self
-            .drop_sites
-            .iter_mut()
-            .find(|s| s.link == link && s.reason == reason && s.forward == forward)
-        {
+        match self.drop_sites.iter_mut().find(|s| s.link == link && s.reason == reason && s.forward == forward) {
             Some(s) => {
                 s.pkts += 1;
                 s.bytes += size as u64;
             }
-            None => self.drop_sites.push(DropSite {
-                link,
-                reason,
-                forward,
-                pkts: 1,
-                bytes: size as u64,
-            }),
+            None => self.drop_sites.push(DropSite { link, reason, forward, pkts: 1, bytes: size as u64 }),
         }
     }
 
     /// Takes back a drop counted by [`FlowStats::on_drop_parts`]; a site left empty goes.
     pub fn undo_drop_parts(&mut self, link: u32, reason: DropReason, forward: bool, size: u32) {
-        if let Some(i) = self
-            .drop_sites
-            .iter()
-            .position(|s| s.link == link && s.reason == reason && s.forward == forward)
-        {
+        if let Some(i) = self.drop_sites.iter().position(|s| s.link == link && s.reason == reason && s.forward == forward) {
             let s = &mut self.drop_sites[i];
             s.pkts -= 1;
             s.bytes -= size as u64;
@@ -234,10 +214,7 @@ impl FlowStats {
     }
 
     pub fn reset(&mut self, now: Time) {
-        *self = FlowStats {
-            since: now,
-            ..Default::default()
-        };
+        *self = FlowStats { since: now, ..Default::default() };
     }
 
     pub fn mean_delay_s(&self) -> f64 {
@@ -261,9 +238,7 @@ pub enum Column {
 impl PartialEq for Column {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
-            (Column::F64(a), Column::F64(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
-            }
+            (Column::F64(a), Column::F64(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()),
             (Column::I64(a), Column::I64(b)) => a == b,
             (Column::Str(a), Column::Str(b)) => a == b,
             _ => false,
@@ -335,13 +310,7 @@ impl Series {
         }
     }
     pub fn into_table(self) -> Table {
-        Table {
-            columns: self
-                .names
-                .into_iter()
-                .zip(self.data.into_iter().map(Column::F64))
-                .collect(),
-        }
+        Table { columns: self.names.into_iter().zip(self.data.into_iter().map(Column::F64)).collect() }
     }
 }
 

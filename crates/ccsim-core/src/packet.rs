@@ -84,10 +84,7 @@ impl Packet {
     #[inline]
     pub fn set_sack_block(&mut self, i: usize, start: u64, end: u64) {
         debug_assert!(start >= self.ack && end > start);
-        self.sack[i] = SackBlock {
-            off: (start - self.ack).min(u32::MAX as u64) as u32,
-            len: (end - start).min(u32::MAX as u64) as u32,
-        };
+        self.sack[i] = SackBlock { off: (start - self.ack).min(u32::MAX as u64) as u32, len: (end - start).min(u32::MAX as u64) as u32 };
     }
 }
 
@@ -101,11 +98,7 @@ pub struct PacketPool {
 
 impl PacketPool {
     pub fn new() -> Self {
-        PacketPool {
-            slots: Vec::with_capacity(4096),
-            free: Vec::with_capacity(4096),
-            next_uid: 0,
-        }
+        PacketPool { slots: Vec::with_capacity(4096), free: Vec::with_capacity(4096), next_uid: 0 }
     }
 
     /// Stores `p` and returns its id; assigns `p.uid`.
@@ -168,15 +161,8 @@ mod tests {
 
     #[test]
     fn packet_stays_small() {
-        assert!(
-            std::mem::size_of::<Packet>() <= 112,
-            "{}",
-            std::mem::size_of::<Packet>()
-        );
-        let mut p = Packet {
-            ack: 1000,
-            ..Default::default()
-        };
+        assert!(std::mem::size_of::<Packet>() <= 112, "{}", std::mem::size_of::<Packet>());
+        let mut p = Packet { ack: 1000, ..Default::default() };
         p.set_sack_block(0, 3000, 4500);
         assert_eq!(p.sack_block(0), (3000, 4500));
     }
@@ -184,20 +170,11 @@ mod tests {
     #[test]
     fn reuses_slots() {
         let mut pool = PacketPool::new();
-        let a = pool.alloc(Packet {
-            size: 100,
-            ..Default::default()
-        });
-        let b = pool.alloc(Packet {
-            size: 200,
-            ..Default::default()
-        });
+        let a = pool.alloc(Packet { size: 100, ..Default::default() });
+        let b = pool.alloc(Packet { size: 200, ..Default::default() });
         assert_eq!(pool.live(), 2);
         pool.free(a);
-        let c = pool.alloc(Packet {
-            size: 300,
-            ..Default::default()
-        });
+        let c = pool.alloc(Packet { size: 300, ..Default::default() });
         assert_eq!(c, a);
         assert_eq!(pool.get(c).size, 300);
         assert_eq!(pool.get(b).size, 200);

@@ -121,11 +121,7 @@ impl Simulation {
     /// Builds the world. Every random stream is keyed by the seed and a component's name.
     pub fn with_options(spec: Spec, opts: &SimOptions) -> Result<Self, String> {
         let seed = spec.seed;
-        let nodes: Vec<Node> = spec
-            .nodes
-            .iter()
-            .map(|n| Node { name: n.clone() })
-            .collect();
+        let nodes: Vec<Node> = spec.nodes.iter().map(|n| Node { name: n.clone() }).collect();
         let mut links = Vec::with_capacity(spec.links.len() * 2);
         let mut queue_kinds = Vec::with_capacity(spec.links.len() * 2);
         for l in &spec.links {
@@ -133,30 +129,14 @@ impl Simulation {
                 let dname = format!("{}->{}", spec.nodes[from as usize], spec.nodes[to as usize]);
                 let tag = if dir == 0 { "ab" } else { "ba" };
                 let queue = (l.queue[dir])(stream(seed, &format!("link:{}:{tag}:queue", l.name)));
-                let loss = l.loss[dir]
-                    .as_ref()
-                    .map(|b| b(stream(seed, &format!("link:{}:{tag}:loss", l.name))));
-                links.push(LinkDir::new(
-                    dname,
-                    l.name.clone(),
-                    dir == 0,
-                    from,
-                    to,
-                    l.rate_bps,
-                    l.delay,
-                    queue,
-                    loss,
-                ));
+                let loss = l.loss[dir].as_ref().map(|b| b(stream(seed, &format!("link:{}:{tag}:loss", l.name))));
+                links.push(LinkDir::new(dname, l.name.clone(), dir == 0, from, to, l.rate_bps, l.delay, queue, loss));
                 queue_kinds.push(l.queue_kind[dir]);
             }
         }
-        let dir = opts
-            .output_dir
-            .clone()
-            .unwrap_or_else(|| std::path::PathBuf::from("."));
+        let dir = opts.output_dir.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
         if !spec.pcaps.is_empty() {
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
+            std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
         }
         for &ld in &spec.drop_logs {
             links[ld as usize].drop_log = Some(Box::default());
@@ -171,13 +151,7 @@ impl Simulation {
             let traced: Vec<u32> = spec
                 .traces
                 .iter()
-                .filter_map(|t| {
-                    if let TraceTarget::Queue(ld) = t.target {
-                        Some(ld)
-                    } else {
-                        None
-                    }
-                })
+                .filter_map(|t| if let TraceTarget::Queue(ld) = t.target { Some(ld) } else { None })
                 .collect();
             net.enable_fast_paths(&ends, &traced);
         }
@@ -187,41 +161,15 @@ impl Simulation {
             let (sender, receiver) = (f.app)(stream(seed, &format!("flow:{}", f.name)));
             let start = if f.start_jitter > 0 {
                 use crate::rng::Rng;
-                f.start
-                    + stream(seed, &format!("flow:{}:start", f.name)).gen_range(0..f.start_jitter)
+                f.start + stream(seed, &format!("flow:{}:start", f.name)).gen_range(0..f.start_jitter)
             } else {
                 f.start
             };
-            sched.at(
-                start,
-                Event::Timer {
-                    flow: i as u32,
-                    side: Side::Sender,
-                    kind: TIMER_START,
-                    token: 0,
-                },
-            );
+            sched.at(start, Event::Timer { flow: i as u32, side: Side::Sender, kind: TIMER_START, token: 0 });
             if let Some(stop) = f.stop {
-                sched.at(
-                    stop,
-                    Event::Timer {
-                        flow: i as u32,
-                        side: Side::Sender,
-                        kind: TIMER_STOP,
-                        token: 0,
-                    },
-                );
+                sched.at(stop, Event::Timer { flow: i as u32, side: Side::Sender, kind: TIMER_STOP, token: 0 });
             }
-            flows.push(FlowSlot {
-                name: f.name,
-                kind: f.kind,
-                src: f.src,
-                dst: f.dst,
-                start,
-                stop: f.stop,
-                sender,
-                receiver,
-            });
+            flows.push(FlowSlot { name: f.name, kind: f.kind, src: f.src, dst: f.dst, start, stop: f.stop, sender, receiver });
         }
         if spec.warmup > 0 {
             sched.at(spec.warmup, Event::WarmupEnd);
@@ -231,17 +179,8 @@ impl Simulation {
             let (name, mut cols) = match t.target {
                 TraceTarget::Queue(ld) => {
                     let l = &net.links[ld as usize];
-                    let mut c: Vec<String> = [
-                        "time",
-                        "len_pkts",
-                        "len_bytes",
-                        "arrivals",
-                        "departures",
-                        "drops",
-                    ]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect();
+                    let mut c: Vec<String> =
+                        ["time", "len_pkts", "len_bytes", "arrivals", "departures", "drops"].iter().map(|s| s.to_string()).collect();
                     c.extend(l.queue.probe_names().iter().map(|s| s.to_string()));
                     if l.loss.is_some() {
                         c.push("loss_state".into());
@@ -250,16 +189,10 @@ impl Simulation {
                 }
                 TraceTarget::Flow(fi) => {
                     let f = &flows[fi as usize];
-                    let mut c: Vec<String> = [
-                        "time",
-                        "sent_bytes",
-                        "delivered_bytes",
-                        "goodput_bytes",
-                        "throughput_bps",
-                    ]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect();
+                    let mut c: Vec<String> = ["time", "sent_bytes", "delivered_bytes", "goodput_bytes", "throughput_bps"]
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect();
                     c.extend(f.sender.probe_names().iter().map(|s| s.to_string()));
                     (format!("flow:{}", f.name), c)
                 }
@@ -292,11 +225,7 @@ impl Simulation {
                     continue;
                 }
                 let f = &flows[fi as usize];
-                let agent = if side == Side::Sender {
-                    &f.sender
-                } else {
-                    &f.receiver
-                };
+                let agent = if side == Side::Sender { &f.sender } else { &f.receiver };
                 if agent.next_wakeup().is_some() {
                     net.set_early_node(v as u32);
                 }
@@ -304,12 +233,7 @@ impl Simulation {
         }
         let nflows = flows.len();
         let mut sim = Simulation {
-            core: Core {
-                sched,
-                net,
-                pool: PacketPool::new(),
-                flows: vec![FlowStats::default(); nflows],
-            },
+            core: Core { sched, net, pool: PacketPool::new(), flows: vec![FlowStats::default(); nflows] },
             flows,
             traces,
             name: spec.name,
@@ -367,26 +291,13 @@ impl Simulation {
 
     /// Calls an agent with `ctx.now = now` (later than the clock for a packet taken ahead).
     #[inline]
-    fn agent_call_at(
-        &mut self,
-        now: Time,
-        flow: u32,
-        side: Side,
-        f: impl FnOnce(&mut dyn Agent, &mut Ctx),
-    ) {
+    fn agent_call_at(&mut self, now: Time, flow: u32, side: Side, f: impl FnOnce(&mut dyn Agent, &mut Ctx)) {
         let slot = &mut self.flows[flow as usize];
         let (agent, node, peer) = match side {
             Side::Sender => (&mut slot.sender, slot.src, slot.dst),
             Side::Receiver => (&mut slot.receiver, slot.dst, slot.src),
         };
-        let mut ctx = Ctx {
-            now,
-            flow,
-            side,
-            node,
-            peer,
-            core: &mut self.core,
-        };
+        let mut ctx = Ctx { now, flow, side, node, peer, core: &mut self.core };
         f(agent.as_mut(), &mut ctx);
     }
 
@@ -406,11 +317,7 @@ impl Simulation {
         // Copied out so the agent may send (and the pool grow) while reading it.
         let p = *self.core.pool.get(id);
         self.core.pool.free(id);
-        let side = if p.src == self.flows[p.flow as usize].src {
-            Side::Receiver
-        } else {
-            Side::Sender
-        };
+        let side = if p.src == self.flows[p.flow as usize].src { Side::Receiver } else { Side::Sender };
         match side {
             Side::Receiver => self.core.flows[p.flow as usize].on_delivered(now, &p),
             Side::Sender => self.core.flows[p.flow as usize].reverse_delivered_pkts += 1,
@@ -428,9 +335,7 @@ impl Simulation {
         let (fi, side) = self.node_agent[node as usize];
         let f = &self.flows[fi as usize];
         match side {
-            Side::Sender => {
-                t < f.stop.unwrap_or(Time::MAX) && f.sender.next_wakeup().is_some_and(|w| t < w)
-            }
+            Side::Sender => t < f.stop.unwrap_or(Time::MAX) && f.sender.next_wakeup().is_some_and(|w| t < w),
             Side::Receiver => f.receiver.next_wakeup().is_some_and(|w| t < w),
         }
     }
@@ -443,11 +348,7 @@ impl Simulation {
     /// Each packet handed over counts as an executed event: `max_events` and the stop
     /// check apply to them too (a chain of hosts fed only by event-free links can run a
     /// whole simulation from one event).
-    fn take_early(
-        &mut self,
-        max_events: u64,
-        should_stop: &mut dyn FnMut() -> bool,
-    ) -> Option<StopReason> {
+    fn take_early(&mut self, max_events: u64, should_stop: &mut dyn FnMut() -> bool) -> Option<StopReason> {
         let mut i = 0;
         while i < self.core.net.early.len() {
             if i >= 4096 {
@@ -483,9 +384,7 @@ impl Simulation {
                 ok = ok && self.ahead_ok(node, t);
             }
             if !ok {
-                self.core
-                    .net
-                    .arrive_later(ld, t, seq, id, start, &mut self.core.sched);
+                self.core.net.arrive_later(ld, t, seq, id, start, &mut self.core.sched);
             } else if let Some(r) = self.hand_over(t, id, max_events, should_stop) {
                 self.core.net.early.drain(..i);
                 return Some(r);
@@ -498,13 +397,7 @@ impl Simulation {
     /// Hands packet `id` to its host's agent at `t`, ahead of the clock; it counts as an
     /// executed event. Returns why to stop, if the run must stop now.
     #[inline]
-    fn hand_over(
-        &mut self,
-        t: Time,
-        id: crate::packet::PktId,
-        max_events: u64,
-        should_stop: &mut dyn FnMut() -> bool,
-    ) -> Option<StopReason> {
+    fn hand_over(&mut self, t: Time, id: crate::packet::PktId, max_events: u64, should_stop: &mut dyn FnMut() -> bool) -> Option<StopReason> {
         self.deliver(t, id);
         self.taken_ahead += 1;
         self.core.sched.note_executed();
@@ -536,16 +429,8 @@ impl Simulation {
                 t.row.push(s.delivered_bytes as f64);
                 t.row.push(s.goodput_bytes as f64);
                 // Counters restart at warm-up: a drop below the previous value means reset.
-                let prev = if s.goodput_bytes < t.prev_goodput {
-                    0
-                } else {
-                    t.prev_goodput
-                };
-                let thr = if now == 0 {
-                    0.0
-                } else {
-                    (s.goodput_bytes - prev) as f64 * 8.0 / to_secs(t.interval)
-                };
+                let prev = if s.goodput_bytes < t.prev_goodput { 0 } else { t.prev_goodput };
+                let thr = if now == 0 { 0.0 } else { (s.goodput_bytes - prev) as f64 * 8.0 / to_secs(t.interval) };
                 t.row.push(thr);
                 t.prev_goodput = s.goodput_bytes;
                 self.flows[fi as usize].sender.probe(&mut t.row);
@@ -562,15 +447,11 @@ impl Simulation {
 
     fn end_warmup(&mut self) {
         let now = self.core.sched.now();
-        self.core
-            .net
-            .warmup(now, &mut self.core.flows, WarmupStep::Restart);
+        self.core.net.warmup(now, &mut self.core.flows, WarmupStep::Restart);
         for s in &mut self.core.flows {
             s.reset(now);
         }
-        self.core
-            .net
-            .warmup(now, &mut self.core.flows, WarmupStep::RestoreDrops);
+        self.core.net.warmup(now, &mut self.core.flows, WarmupStep::RestoreDrops);
         self.warmup_pending = false;
         self.set_horizon();
     }
@@ -594,30 +475,16 @@ impl Simulation {
                 return StopReason::EndTime;
             };
             match ev {
-                Event::TxEnd { link } => self.core.net.tx_end(
-                    link,
-                    &mut self.core.sched,
-                    &mut self.core.pool,
-                    &mut self.core.flows,
-                ),
+                Event::TxEnd { link } => self.core.net.tx_end(link, &mut self.core.sched, &mut self.core.pool, &mut self.core.flows),
                 Event::LinkArrive { link } => {
-                    if let Some((node, pkt)) = self.core.net.link_arrive(link, &mut self.core.sched)
-                    {
+                    if let Some((node, pkt)) = self.core.net.link_arrive(link, &mut self.core.sched) {
                         self.arrive(node, pkt)
                     }
                 }
-                Event::NodeArrive { node } => self.core.net.node_arrive(
-                    node,
-                    &mut self.core.sched,
-                    &mut self.core.pool,
-                    &mut self.core.flows,
-                ),
-                Event::Timer {
-                    flow,
-                    side,
-                    kind,
-                    token,
-                } => match kind {
+                Event::NodeArrive { node } => {
+                    self.core.net.node_arrive(node, &mut self.core.sched, &mut self.core.pool, &mut self.core.flows)
+                }
+                Event::Timer { flow, side, kind, token } => match kind {
                     TIMER_START => self.agent_call(flow, side, |a, ctx| a.start(ctx)),
                     TIMER_STOP => self.agent_call(flow, side, |a, ctx| a.stop(ctx)),
                     _ => self.agent_call(flow, side, |a, ctx| a.on_timer(ctx, kind, token)),
@@ -638,11 +505,7 @@ impl Simulation {
 
     /// Whether to stop after the latest event (or packet taken ahead of the clock).
     #[inline]
-    fn check_stop(
-        &self,
-        max_events: u64,
-        should_stop: &mut dyn FnMut() -> bool,
-    ) -> Option<StopReason> {
+    fn check_stop(&self, max_events: u64, should_stop: &mut dyn FnMut() -> bool) -> Option<StopReason> {
         let n = self.core.sched.executed();
         if n >= max_events {
             return Some(StopReason::MaxEvents);
@@ -679,106 +542,35 @@ impl Simulation {
             to_secs(end.saturating_sub(begin))
         };
         flows.push("flow", i64col(&|i| i as i64));
-        flows.push(
-            "name",
-            Column::Str(slots.iter().map(|s| s.name.clone()).collect()),
-        );
-        flows.push(
-            "kind",
-            Column::Str(slots.iter().map(|s| s.kind.to_string()).collect()),
-        );
-        flows.push(
-            "src",
-            Column::Str(
-                slots
-                    .iter()
-                    .map(|s| nodes[s.src as usize].name.clone())
-                    .collect(),
-            ),
-        );
-        flows.push(
-            "dst",
-            Column::Str(
-                slots
-                    .iter()
-                    .map(|s| nodes[s.dst as usize].name.clone())
-                    .collect(),
-            ),
-        );
+        flows.push("name", Column::Str(slots.iter().map(|s| s.name.clone()).collect()));
+        flows.push("kind", Column::Str(slots.iter().map(|s| s.kind.to_string()).collect()));
+        flows.push("src", Column::Str(slots.iter().map(|s| nodes[s.src as usize].name.clone()).collect()));
+        flows.push("dst", Column::Str(slots.iter().map(|s| nodes[s.dst as usize].name.clone()).collect()));
         flows.push("start_s", f64col(&|i| to_secs(slots[i].start)));
-        flows.push(
-            "stop_s",
-            f64col(&|i| to_secs(slots[i].stop.unwrap_or(self.duration))),
-        );
+        flows.push("stop_s", f64col(&|i| to_secs(slots[i].stop.unwrap_or(self.duration))));
         flows.push("sent_pkts", i64col(&|i| st[i].sent_pkts as i64));
         flows.push("sent_bytes", i64col(&|i| st[i].sent_bytes as i64));
         flows.push("delivered_pkts", i64col(&|i| st[i].delivered_pkts as i64));
         flows.push("delivered_bytes", i64col(&|i| st[i].delivered_bytes as i64));
         flows.push("goodput_bytes", i64col(&|i| st[i].goodput_bytes as i64));
-        flows.push(
-            "goodput_bps",
-            f64col(&|i| {
-                let w = window(i);
-                if w > 0.0 {
-                    st[i].goodput_bytes as f64 * 8.0 / w
-                } else {
-                    0.0
-                }
-            }),
-        );
+        flows.push("goodput_bps", f64col(&|i| {
+            let w = window(i);
+            if w > 0.0 { st[i].goodput_bytes as f64 * 8.0 / w } else { 0.0 }
+        }));
         flows.push("queue_drops", i64col(&|i| st[i].forward_drops().0 as i64));
         flows.push("wire_losses", i64col(&|i| st[i].forward_drops().1 as i64));
-        flows.push(
-            "loss_rate",
-            f64col(&|i| {
-                let (q, l) = st[i].forward_drops();
-                if st[i].sent_pkts > 0 {
-                    (q + l) as f64 / st[i].sent_pkts as f64
-                } else {
-                    0.0
-                }
-            }),
-        );
+        flows.push("loss_rate", f64col(&|i| {
+            let (q, l) = st[i].forward_drops();
+            if st[i].sent_pkts > 0 { (q + l) as f64 / st[i].sent_pkts as f64 } else { 0.0 }
+        }));
         flows.push("delay_mean_s", f64col(&|i| st[i].mean_delay_s()));
-        flows.push(
-            "delay_min_s",
-            f64col(&|i| {
-                if st[i].delivered_pkts > 0 {
-                    to_secs(st[i].delay_min_ns)
-                } else {
-                    f64::NAN
-                }
-            }),
-        );
-        flows.push(
-            "delay_max_s",
-            f64col(&|i| {
-                if st[i].delivered_pkts > 0 {
-                    to_secs(st[i].delay_max_ns)
-                } else {
-                    f64::NAN
-                }
-            }),
-        );
-        flows.push(
-            "reverse_sent_pkts",
-            i64col(&|i| st[i].reverse_sent_pkts as i64),
-        );
-        flows.push(
-            "reverse_delivered_pkts",
-            i64col(&|i| st[i].reverse_delivered_pkts as i64),
-        );
+        flows.push("delay_min_s", f64col(&|i| if st[i].delivered_pkts > 0 { to_secs(st[i].delay_min_ns) } else { f64::NAN }));
+        flows.push("delay_max_s", f64col(&|i| if st[i].delivered_pkts > 0 { to_secs(st[i].delay_max_ns) } else { f64::NAN }));
+        flows.push("reverse_sent_pkts", i64col(&|i| st[i].reverse_sent_pkts as i64));
+        flows.push("reverse_delivered_pkts", i64col(&|i| st[i].reverse_delivered_pkts as i64));
         // Agent-specific columns: the union over flows, NaN where a flow has none.
-        let summaries: Vec<Vec<(&'static str, f64)>> = slots
-            .iter()
-            .map(|s| {
-                s.sender
-                    .summary()
-                    .into_iter()
-                    .chain(s.receiver.summary())
-                    .collect()
-            })
-            .collect();
+        let summaries: Vec<Vec<(&'static str, f64)>> =
+            slots.iter().map(|s| s.sender.summary().into_iter().chain(s.receiver.summary()).collect()).collect();
         let mut extra: Vec<&'static str> = Vec::new();
         for s in &summaries {
             for (k, _) in s {
@@ -788,16 +580,7 @@ impl Simulation {
             }
         }
         for k in extra {
-            flows.push(
-                k,
-                f64col(&|i| {
-                    summaries[i]
-                        .iter()
-                        .find(|(n, _)| *n == k)
-                        .map(|(_, v)| *v)
-                        .unwrap_or(f64::NAN)
-                }),
-            );
+            flows.push(k, f64col(&|i| summaries[i].iter().find(|(n, _)| *n == k).map(|(_, v)| *v).unwrap_or(f64::NAN)));
         }
 
         let mut queues = Table::default();
@@ -813,36 +596,11 @@ impl Simulation {
         let links = &self.core.net.links;
         let lf = |f: &dyn Fn(&LinkDir) -> f64| Column::F64(links.iter().map(f).collect());
         let li = |f: &dyn Fn(&LinkDir) -> i64| Column::I64(links.iter().map(f).collect());
-        queues.push(
-            "link",
-            Column::Str(links.iter().map(|l| l.link_name.clone()).collect()),
-        );
-        queues.push(
-            "direction",
-            Column::Str(links.iter().map(|l| l.name.clone()).collect()),
-        );
-        queues.push(
-            "from",
-            Column::Str(
-                links
-                    .iter()
-                    .map(|l| nodes[l.from as usize].name.clone())
-                    .collect(),
-            ),
-        );
-        queues.push(
-            "to",
-            Column::Str(
-                links
-                    .iter()
-                    .map(|l| nodes[l.to as usize].name.clone())
-                    .collect(),
-            ),
-        );
-        queues.push(
-            "queue",
-            Column::Str(self.queue_kinds.iter().map(|s| s.to_string()).collect()),
-        );
+        queues.push("link", Column::Str(links.iter().map(|l| l.link_name.clone()).collect()));
+        queues.push("direction", Column::Str(links.iter().map(|l| l.name.clone()).collect()));
+        queues.push("from", Column::Str(links.iter().map(|l| nodes[l.from as usize].name.clone()).collect()));
+        queues.push("to", Column::Str(links.iter().map(|l| nodes[l.to as usize].name.clone()).collect()));
+        queues.push("queue", Column::Str(self.queue_kinds.iter().map(|s| s.to_string()).collect()));
         queues.push("rate_bps", li(&|l| l.rate_bps as i64));
         queues.push("delay_s", lf(&|l| to_secs(l.delay)));
         queues.push("arrivals", li(&|l| l.stats.arrivals as i64));
@@ -850,31 +608,15 @@ impl Simulation {
         queues.push("departures", li(&|l| l.stats.departures as i64));
         queues.push("departure_bytes", li(&|l| l.stats.departure_bytes as i64));
         for r in DropReason::ALL {
-            queues.push(
-                &format!("drops_{}", r.name()),
-                li(&|l| l.stats.drops[r as usize] as i64),
-            );
+            queues.push(&format!("drops_{}", r.name()), li(&|l| l.stats.drops[r as usize] as i64));
         }
-        queues.push(
-            "mean_len_pkts",
-            Column::F64(means.iter().map(|m| m.0).collect()),
-        );
-        queues.push(
-            "mean_len_bytes",
-            Column::F64(means.iter().map(|m| m.1).collect()),
-        );
+        queues.push("mean_len_pkts", Column::F64(means.iter().map(|m| m.0).collect()));
+        queues.push("mean_len_bytes", Column::F64(means.iter().map(|m| m.1).collect()));
         queues.push("max_len_pkts", li(&|l| l.stats.max_pkts as i64));
-        queues.push(
-            "utilization",
-            lf(&|l| {
-                let w = now.saturating_sub(l.stats.since);
-                if w > 0 {
-                    (l.stats.busy_ns.min(w)) as f64 / w as f64
-                } else {
-                    0.0
-                }
-            }),
-        );
+        queues.push("utilization", lf(&|l| {
+            let w = now.saturating_sub(l.stats.since);
+            if w > 0 { (l.stats.busy_ns.min(w)) as f64 / w as f64 } else { 0.0 }
+        }));
         debug_assert_eq!(queues.rows(), nl);
 
         let mut drops = Table::default();
@@ -910,11 +652,8 @@ impl Simulation {
             }
         }
         let peak_packets = self.core.pool.capacity_used();
-        let mut series: Vec<(String, Table)> = self
-            .traces
-            .into_iter()
-            .map(|t| (t.series.name.clone(), t.series.into_table()))
-            .collect();
+        let mut series: Vec<(String, Table)> =
+            self.traces.into_iter().map(|t| (t.series.name.clone(), t.series.into_table())).collect();
         for l in self.core.net.links.iter_mut() {
             if let Some(log) = l.drop_log.take() {
                 series.push((format!("drops:{}", l.name), log.into_table()));

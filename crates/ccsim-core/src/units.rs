@@ -30,8 +30,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
             !(c.is_ascii_digit()
                 || c == '.'
                 || ((c == 'e' || c == 'E')
-                    && s[i + 1..]
-                        .starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+'))
+                    && s[i + 1..].starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+'))
                 || ((c == '-' || c == '+') && (i == 0 || matches!(&s[i - 1..i], "e" | "E"))))
         })
         .map(|(i, _)| i)
@@ -41,8 +40,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 }
 
 /// Allowed unit spellings, shown in error messages.
-pub const RATE_UNITS: &str =
-    "bps, kbps, Mbps, Gbps, Tbps (or b/s, kb/s, Mb/s, Gb/s; B/s forms for bytes)";
+pub const RATE_UNITS: &str = "bps, kbps, Mbps, Gbps, Tbps (or b/s, kb/s, Mb/s, Gb/s; B/s forms for bytes)";
 pub const TIME_UNITS: &str = "s, ms, us, ns, min";
 pub const SIZE_UNITS: &str = "B, KB, MB, GB (x1000), KiB, MiB, GiB (x1024)";
 
@@ -99,10 +97,7 @@ pub fn parse_size(s: &str) -> Option<f64> {
 #[inline]
 pub fn serialization(bytes: u32, rate_bps: u64, rem: &mut u64) -> Time {
     // bytes < 2^32 so bytes·8·10⁹ < 3.5·10¹⁹: use u64 unless that (or + rem) overflows.
-    match (bytes as u64)
-        .checked_mul(8_000_000_000)
-        .and_then(|n| n.checked_add(*rem))
-    {
+    match (bytes as u64).checked_mul(8_000_000_000).and_then(|n| n.checked_add(*rem)) {
         Some(num) => {
             *rem = num % rate_bps;
             num / rate_bps

@@ -29,10 +29,7 @@ static GLOBAL: Counting = Counting;
 fn allocs_during_run(duration_s: f64) -> (u64, u64) {
     let toml = ccsim_core::bench::cbr_dumbbell_toml(8, 100e6, duration_s, 1.2);
     // RED on the bottleneck exercises the random-drop path too.
-    let toml = toml.replace(
-        "queue = { kind = \"droptail\", limit = 100 }",
-        "queue = { kind = \"red\", limit = 100 }",
-    );
+    let toml = toml.replace("queue = { kind = \"droptail\", limit = 100 }", "queue = { kind = \"red\", limit = 100 }");
     let mut sim = Simulation::new(from_toml(&toml).unwrap());
     let before = ALLOCS.load(Ordering::Relaxed);
     sim.run(None);
@@ -47,8 +44,5 @@ fn per_packet_path_is_allocation_free() {
     let (a4, p4) = allocs_during_run(4.0);
     assert!(p4 > 3 * p1 && p1 > 5_000, "packets {p1} {p4}");
     // Only amortised growth (a handful of doublings, drop-site records) may differ.
-    assert!(
-        a4 <= a1 + 16,
-        "allocations grew with packets: {a1} for {p1} packets, {a4} for {p4}"
-    );
+    assert!(a4 <= a1 + 16, "allocations grew with packets: {a1} for {p1} packets, {a4} for {p4}");
 }

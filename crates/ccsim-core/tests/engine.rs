@@ -35,9 +35,7 @@ stop = "0.5s"
 fn single_packet_delivery_time_is_exact() {
     // One 1500 B packet at 1 Mb/s CBR: 12 ms apart, no queueing on a 10 Mb/s link, so every
     // packet's delay is exactly 1.2 ms serialization + 35 ms propagation.
-    let toml = TWO_NODE
-        .replace("nodes = [\"a\", \"b\"]\n", "")
-        .replace("[simulation]", "nodes = [\"a\", \"b\"]\n[simulation]");
+    let toml = TWO_NODE.replace("nodes = [\"a\", \"b\"]\n", "").replace("[simulation]", "nodes = [\"a\", \"b\"]\n[simulation]");
     let res = run_toml(&toml).unwrap();
     let min = res.flows.f64("delay_min_s").unwrap()[0];
     let max = res.flows.f64("delay_max_s").unwrap()[0];
@@ -203,14 +201,8 @@ rate = "1Mbps"
     );
     let r1 = run_toml(base).unwrap();
     let r2 = run_toml(&more).unwrap();
-    assert_eq!(
-        r1.flows.i64("wire_losses").unwrap()[0],
-        r2.flows.i64("wire_losses").unwrap()[0]
-    );
-    assert_eq!(
-        r1.flows.i64("sent_pkts").unwrap()[0],
-        r2.flows.i64("sent_pkts").unwrap()[0]
-    );
+    assert_eq!(r1.flows.i64("wire_losses").unwrap()[0], r2.flows.i64("wire_losses").unwrap()[0]);
+    assert_eq!(r1.flows.i64("sent_pkts").unwrap()[0], r2.flows.i64("sent_pkts").unwrap()[0]);
 }
 
 #[test]
@@ -243,10 +235,7 @@ packet_size = 1000
 
 #[test]
 fn warmup_restarts_counters() {
-    let toml = TWO_NODE
-        .replace("duration = \"1s\"", "duration = \"1s\"\nwarmup = \"0.25s\"")
-        .replace("[simulation]", "nodes = [\"a\", \"b\"]\n[simulation]")
-        .replace("nodes = [\"a\", \"b\"]\n[[links]]", "[[links]]");
+    let toml = TWO_NODE.replace("duration = \"1s\"", "duration = \"1s\"\nwarmup = \"0.25s\"").replace("[simulation]", "nodes = [\"a\", \"b\"]\n[simulation]").replace("nodes = [\"a\", \"b\"]\n[[links]]", "[[links]]");
     let res = run_toml(&toml).unwrap();
     // Packets created at 252, 264, ..., 492 ms: 21 counted after warm-up.
     assert_eq!(res.flows.i64("sent_pkts").unwrap()[0], 21);
@@ -259,44 +248,24 @@ fn validation_names_the_field() {
         ("rate = \"10Mbps\"", "rate = \"10Mbsp\"", "links[0].rate"),
         ("delay = \"35ms\"", "delay = \"35 mss\"", "links[0].delay"),
         ("delay = \"35ms\"", "", "links[0].delay"),
-        (
-            "kind = \"droptail\"",
-            "kind = \"fifo\"",
-            "links[0].queue.kind",
-        ),
+        ("kind = \"droptail\"", "kind = \"fifo\"", "links[0].queue.kind"),
         ("b = \"b\"", "b = \"zz\"", "links[0].b"),
-        (
-            "packet_size = \"1500B\"",
-            "packet_size = 0",
-            "flows[0].packet_size",
-        ),
-        (
-            "packet_size = \"1500B\"",
-            "pakcet_size = 1500",
-            "flows[0].pakcet_size",
-        ),
+        ("packet_size = \"1500B\"", "packet_size = 0", "flows[0].packet_size"),
+        ("packet_size = \"1500B\"", "pakcet_size = 1500", "flows[0].pakcet_size"),
         ("duration = \"1s\"", "", "simulation.duration"),
         ("kind = \"cbr\"", "kind = \"tcp-magic\"", "flows[0].kind"),
     ];
-    let base = TWO_NODE
-        .replace("nodes = [\"a\", \"b\"]\n", "")
-        .replace("[simulation]", "nodes = [\"a\", \"b\"]\n[simulation]");
+    let base = TWO_NODE.replace("nodes = [\"a\", \"b\"]\n", "").replace("[simulation]", "nodes = [\"a\", \"b\"]\n[simulation]");
     for (from, to, path) in cases {
         assert!(base.contains(from), "{from}");
         let bad = base.replacen(from, to, 1);
         let errs = errors(&bad);
-        assert!(
-            errs.iter().any(|e| e.path == *path),
-            "expected an error at {path}, got {errs:?}"
-        );
+        assert!(errs.iter().any(|e| e.path == *path), "expected an error at {path}, got {errs:?}");
     }
     let e = errors("this is = not toml [");
     assert!(e[0].message.contains("not valid TOML"), "{e:?}");
     let e = errors(&base.replace("kind = \"droptail\"", "kind = \"fifo\""));
-    assert!(
-        e[0].message.contains("droptail") && e[0].message.contains("red"),
-        "{e:?}"
-    );
+    assert!(e[0].message.contains("droptail") && e[0].message.contains("red"), "{e:?}");
 }
 
 #[test]

@@ -22,15 +22,7 @@ fn run_for(toml: &str, duration: Option<f64>, per_hop_events: bool) -> Results {
     if let Some(d) = duration {
         spec.duration = ccsim_core::units::secs(d);
     }
-    Simulation::with_options(
-        spec,
-        &SimOptions {
-            per_hop_events,
-            ..Default::default()
-        },
-    )
-    .unwrap()
-    .run_to_results(None)
+    Simulation::with_options(spec, &SimOptions { per_hop_events, ..Default::default() }).unwrap().run_to_results(None)
 }
 
 /// Three senders and receivers around a 10 Mb/s bottleneck (small queue: overflows),
@@ -120,12 +112,7 @@ fn fast_paths_equal_per_hop_events_bit_for_bit() {
         let toml = scenario(warmup);
         let fast = run(&toml, false);
         let slow = run(&toml, true);
-        assert!(
-            fast.events < slow.events,
-            "{} vs {} events",
-            fast.events,
-            slow.events
-        );
+        assert!(fast.events < slow.events, "{} vs {} events", fast.events, slow.events);
         assert_eq!(fast.flows, slow.flows, "flows (warm-up {warmup})");
         assert_eq!(fast.queues, slow.queues, "queues (warm-up {warmup})");
         assert_eq!(fast.drops, slow.drops, "drops (warm-up {warmup})");
@@ -136,12 +123,7 @@ fn fast_paths_equal_per_hop_events_bit_for_bit() {
         }
         // The run must exercise overflow drops, wire losses and a full queue.
         let q = |c: &str| fast.queues.i64(c).unwrap().iter().sum::<i64>();
-        assert!(
-            q("drops_overflow") > 0 && q("drops_loss") > 0,
-            "{} overflow, {} loss",
-            q("drops_overflow"),
-            q("drops_loss")
-        );
+        assert!(q("drops_overflow") > 0 && q("drops_loss") > 0, "{} overflow, {} loss", q("drops_overflow"), q("drops_loss"));
     }
 }
 
@@ -153,12 +135,7 @@ fn fast_paths_equal_per_hop_events_on_benchmark_dumbbells() {
         let toml = ccsim_core::bench::tcp_scenario(name).unwrap();
         let fast = run_for(&toml, Some(secs), false);
         let slow = run_for(&toml, Some(secs), true);
-        assert!(
-            fast.events * 3 < slow.events * 2,
-            "{name}: {} vs {} events",
-            fast.events,
-            slow.events
-        );
+        assert!(fast.events * 3 < slow.events * 2, "{name}: {} vs {} events", fast.events, slow.events);
         same_counts(name, &fast, &slow);
         assert_eq!(fast.drops, slow.drops, "{name} drops");
     }
@@ -172,27 +149,12 @@ fn fast_paths_equal_per_hop_events_on_benchmark_dumbbells() {
 /// first: the two flows' delays then differ by a serialization time, and what depends on
 /// timing (delays, RTTs, the mean queue) may differ in the last digits.
 fn same_counts(name: &str, fast: &Results, slow: &Results) {
-    let timing = [
-        "delay_mean_s",
-        "delay_min_s",
-        "delay_max_s",
-        "mean_rtt_s",
-        "min_rtt_s",
-        "mean_rto_s",
-        "mean_recovery_s",
-        "mean_len_pkts",
-        "mean_len_bytes",
-    ];
-    for (table, t1, t2) in [
-        ("flows", &fast.flows, &slow.flows),
-        ("queues", &fast.queues, &slow.queues),
-    ] {
+    let timing = ["delay_mean_s", "delay_min_s", "delay_max_s", "mean_rtt_s", "min_rtt_s", "mean_rto_s", "mean_recovery_s", "mean_len_pkts", "mean_len_bytes"];
+    for (table, t1, t2) in [("flows", &fast.flows, &slow.flows), ("queues", &fast.queues, &slow.queues)] {
         for (col, v) in &t1.columns {
             let w = t2.column(col).unwrap();
             if timing.contains(&col.as_str()) {
-                let (Column::F64(a), Column::F64(b)) = (v, w) else {
-                    panic!("{col} is not f64")
-                };
+                let (Column::F64(a), Column::F64(b)) = (v, w) else { panic!("{col} is not f64") };
                 for (x, y) in a.iter().zip(b) {
                     let ok = (x.is_nan() && y.is_nan()) || (x - y).abs() <= 1e-3 * y.abs();
                     assert!(ok, "{name} {table}.{col}: {x} vs {y}");
@@ -282,21 +244,11 @@ start = "0.0291s"
 "#;
     let fast = run(toml, false);
     let slow = run(toml, true);
-    assert!(
-        fast.events * 4 < slow.events * 3,
-        "{} vs {} events",
-        fast.events,
-        slow.events
-    );
+    assert!(fast.events * 4 < slow.events * 3, "{} vs {} events", fast.events, slow.events);
     same_counts("parking lot", &fast, &slow);
     assert_eq!(fast.drops, slow.drops);
     let q = |c: &str| fast.queues.i64(c).unwrap().iter().sum::<i64>();
-    assert!(
-        q("drops_overflow") > 0 && q("drops_loss") > 0,
-        "{} overflow, {} loss",
-        q("drops_overflow"),
-        q("drops_loss")
-    );
+    assert!(q("drops_overflow") > 0 && q("drops_loss") > 0, "{} overflow, {} loss", q("drops_overflow"), q("drops_loss"));
 }
 
 /// Hosts whose agent takes packets ahead of the clock (every sender and receiver here),
@@ -382,22 +334,10 @@ interval = "0.25s"
     let slow = run(toml, true);
     // Most packets are taken ahead of the clock (deliveries are counted after the warm-up
     // only, packets taken ahead over the whole run).
-    let delivered: i64 = ["delivered_pkts", "reverse_delivered_pkts"]
-        .iter()
-        .map(|c| fast.flows.i64(c).unwrap().iter().sum::<i64>())
-        .sum();
-    assert!(
-        fast.taken_ahead as i64 * 10 > delivered * 7,
-        "{} of {delivered}",
-        fast.taken_ahead
-    );
+    let delivered: i64 = ["delivered_pkts", "reverse_delivered_pkts"].iter().map(|c| fast.flows.i64(c).unwrap().iter().sum::<i64>()).sum();
+    assert!(fast.taken_ahead as i64 * 10 > delivered * 7, "{} of {delivered}", fast.taken_ahead);
     assert_eq!(slow.taken_ahead, 0);
-    assert!(
-        fast.events < slow.events,
-        "{} vs {} events",
-        fast.events,
-        slow.events
-    );
+    assert!(fast.events < slow.events, "{} vs {} events", fast.events, slow.events);
     assert_eq!(fast.flows, slow.flows, "flows");
     assert_eq!(fast.queues, slow.queues, "queues");
     assert_eq!(fast.series.len(), slow.series.len());
@@ -411,10 +351,7 @@ interval = "0.25s"
     };
     // The run must exercise timeouts and delayed ACKs (fewer ACKs than segments).
     assert!(col("timeouts")[0] > 0.0, "timeouts {:?}", col("timeouts"));
-    let (acks, segs) = (
-        fast.flows.i64("reverse_sent_pkts").unwrap()[1],
-        fast.flows.i64("sent_pkts").unwrap()[1],
-    );
+    let (acks, segs) = (fast.flows.i64("reverse_sent_pkts").unwrap()[1], fast.flows.i64("sent_pkts").unwrap()[1]);
     assert!(acks * 10 < segs * 7, "{acks} ACKs for {segs} segments");
 }
 
@@ -439,37 +376,23 @@ dst = "b"
 "#;
     let mut spec = from_toml(toml).unwrap();
     spec.max_events = Some(50_000);
-    let r = Simulation::with_options(spec, &SimOptions::default())
-        .unwrap()
-        .run_to_results(None);
-    assert_eq!(
-        (r.stop, r.events),
-        (ccsim_core::sim::StopReason::MaxEvents, 50_000)
-    );
+    let r = Simulation::with_options(spec, &SimOptions::default()).unwrap().run_to_results(None);
+    assert_eq!((r.stop, r.events), (ccsim_core::sim::StopReason::MaxEvents, 50_000));
     assert!(r.taken_ahead > 49_000, "{}", r.taken_ahead);
 
-    let mut sim =
-        Simulation::with_options(from_toml(toml).unwrap(), &SimOptions::default()).unwrap();
+    let mut sim = Simulation::with_options(from_toml(toml).unwrap(), &SimOptions::default()).unwrap();
     let mut polls = 0;
     let reason = sim.run_with(&mut || {
         polls += 1;
         polls > 3
     });
     assert_eq!(reason, ccsim_core::sim::StopReason::Interrupted);
-    assert!(
-        sim.now() < ccsim_core::units::secs(1.0),
-        "stopped at {} ns",
-        sim.now()
-    );
+    assert!(sim.now() < ccsim_core::units::secs(1.0), "stopped at {} ns", sim.now());
 
     // A whole run in one chain of hand-overs keeps its list of them short.
     let mut spec = from_toml(toml).unwrap();
     spec.duration = ccsim_core::units::secs(5.0);
     let mut sim = Simulation::with_options(spec, &SimOptions::default()).unwrap();
     assert_eq!(sim.run(None), ccsim_core::sim::StopReason::EndTime);
-    assert!(
-        sim.network().early.capacity() < 10_000,
-        "{}",
-        sim.network().early.capacity()
-    );
+    assert!(sim.network().early.capacity() < 10_000, "{}", sim.network().early.capacity());
 }

@@ -12,12 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-create_exception!(
-    _core,
-    ScenarioInvalid,
-    PyException,
-    "A scenario failed validation; args[0] is a list of (path, message)."
-);
+create_exception!(_core, ScenarioInvalid, PyException, "A scenario failed validation; args[0] is a list of (path, message).");
 
 fn invalid(errs: Vec<ScenarioError>) -> PyErr {
     let list: Vec<(String, String)> = errs.into_iter().map(|e| (e.path, e.message)).collect();
@@ -36,21 +31,12 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 
 /// Runs `f`, turning a Rust panic into a Python RuntimeError.
 fn guarded<T>(f: impl FnOnce() -> T) -> PyResult<T> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
-        PyRuntimeError::new_err(format!(
-            "ccsim internal error (engine panic): {}",
-            panic_message(p)
-        ))
-    })
+    catch_unwind(AssertUnwindSafe(f))
+        .map_err(|p| PyRuntimeError::new_err(format!("ccsim internal error (engine panic): {}", panic_message(p))))
 }
 
 fn parse_json(text: &str) -> PyResult<serde_json::Value> {
-    serde_json::from_str(text).map_err(|e| {
-        invalid(vec![ScenarioError {
-            path: String::new(),
-            message: format!("not valid JSON: {e}"),
-        }])
-    })
+    serde_json::from_str(text).map_err(|e| invalid(vec![ScenarioError { path: String::new(), message: format!("not valid JSON: {e}") }]))
 }
 
 /// TOML text -> JSON text of the same tree (raises ScenarioInvalid if not TOML).
@@ -129,20 +115,11 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
 /// KeyboardInterrupt ends the run and is re-raised.
 #[pyfunction]
 #[pyo3(signature = (json, output_dir=None, per_hop_events=false))]
-fn run(
-    py: Python<'_>,
-    json: &str,
-    output_dir: Option<String>,
-    per_hop_events: bool,
-) -> PyResult<PyObject> {
+fn run(py: Python<'_>, json: &str, output_dir: Option<String>, per_hop_events: bool) -> PyResult<PyObject> {
     let v = parse_json(json)?;
     let spec = guarded(|| scenario::from_value(&v))?.map_err(invalid)?;
-    let opts = SimOptions {
-        output_dir: output_dir.map(std::path::PathBuf::from),
-        per_hop_events,
-    };
-    let mut sim = guarded(|| Simulation::with_options(spec, &opts))?
-        .map_err(pyo3::exceptions::PyOSError::new_err)?;
+    let opts = SimOptions { output_dir: output_dir.map(std::path::PathBuf::from), per_hop_events };
+    let mut sim = guarded(|| Simulation::with_options(spec, &opts))?.map_err(pyo3::exceptions::PyOSError::new_err)?;
     let mut pending: Option<PyErr> = None;
     let outcome = py.allow_threads(|| {
         guarded(|| {
@@ -189,9 +166,7 @@ fn bench_run(py: Python<'_>, name: &str, toml: String) -> PyResult<PyObject> {
 
 fn bench_run_with(py: Python<'_>, name: &str, toml: String, steady: bool) -> PyResult<PyObject> {
     let r = py
-        .allow_threads(|| {
-            guarded(|| ccsim_core::bench::measure_with(name, &toml, "bottleneck", steady))
-        })?
+        .allow_threads(|| guarded(|| ccsim_core::bench::measure_with(name, &toml, "bottleneck", steady)))?
         .map_err(PyRuntimeError::new_err)?;
     bench_dict(py, r)
 }
@@ -199,18 +174,8 @@ fn bench_run_with(py: Python<'_>, name: &str, toml: String, steady: bool) -> PyR
 /// Engine benchmark: CBR dumbbell. Returns a dict of measurements.
 #[pyfunction]
 #[pyo3(signature = (flows=10, bottleneck_bps=1e9, duration_s=5.0, load=1.05))]
-fn bench_cbr(
-    py: Python<'_>,
-    flows: usize,
-    bottleneck_bps: f64,
-    duration_s: f64,
-    load: f64,
-) -> PyResult<PyObject> {
-    bench_run(
-        py,
-        "cbr",
-        ccsim_core::bench::cbr_dumbbell_toml(flows, bottleneck_bps, duration_s, load),
-    )
+fn bench_cbr(py: Python<'_>, flows: usize, bottleneck_bps: f64, duration_s: f64, load: f64) -> PyResult<PyObject> {
+    bench_run(py, "cbr", ccsim_core::bench::cbr_dumbbell_toml(flows, bottleneck_bps, duration_s, load))
 }
 
 /// Engine benchmark of any TOML scenario (no result tables built in Python); `steady`
@@ -230,12 +195,8 @@ fn bench_scenario(name: &str) -> Option<String> {
 /// Engine benchmark: a TCP scenario S1..S4. Returns a dict of measurements.
 #[pyfunction]
 fn bench_tcp(py: Python<'_>, name: &str) -> PyResult<PyObject> {
-    let toml = ccsim_core::bench::tcp_scenario(name).ok_or_else(|| {
-        invalid(vec![ScenarioError {
-            path: "scenario".into(),
-            message: format!("unknown benchmark '{name}'; known: S1, S2, S3, S4, cbr"),
-        }])
-    })?;
+    let toml = ccsim_core::bench::tcp_scenario(name)
+        .ok_or_else(|| invalid(vec![ScenarioError { path: "scenario".into(), message: format!("unknown benchmark '{name}'; known: S1, S2, S3, S4, cbr") }]))?;
     bench_run(py, name, toml)
 }
 
@@ -248,10 +209,7 @@ fn _panic_for_test() -> PyResult<()> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", ccsim_core::VERSION)?;
-    m.add(
-        "ScenarioInvalid",
-        m.py().get_type_bound::<ScenarioInvalid>(),
-    )?;
+    m.add("ScenarioInvalid", m.py().get_type_bound::<ScenarioInvalid>())?;
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -20,15 +20,7 @@ pub struct Cbr {
 
 impl Cbr {
     pub fn new(rate_bps: u64, size: u32, jitter: bool, rng: SimRng) -> Self {
-        Cbr {
-            rate_bps,
-            size,
-            jitter,
-            rng,
-            rem: 0,
-            token: 0,
-            seq: 0,
-        }
+        Cbr { rate_bps, size, jitter, rng, rem: 0, token: 0, seq: 0 }
     }
 
     fn send_one(&mut self, ctx: &mut Ctx) {

@@ -29,12 +29,7 @@ fn parse_cbr(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
     let size = o.size("packet_size", errs).unwrap_or(DEFAULT_PACKET_SIZE);
     let jitter = o.boolean("jitter", errs).unwrap_or(false);
     let rate = rate?;
-    Some(Box::new(move |rng| {
-        (
-            Box::new(Cbr::new(rate, size, jitter, rng)),
-            Box::new(DatagramSink::default()),
-        )
-    }))
+    Some(Box::new(move |rng| (Box::new(Cbr::new(rate, size, jitter, rng)), Box::new(DatagramSink::default()))))
 }
 
 /// Scenario: `kind = "onoff"`, `rate` (while on), `packet_size`, `on_mean`, `off_mean`
@@ -45,12 +40,7 @@ fn parse_onoff(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
     let size = o.size("packet_size", errs).unwrap_or(DEFAULT_PACKET_SIZE);
     let on = o.time("on_mean", errs).unwrap_or(500_000_000);
     let off = o.time("off_mean", errs).unwrap_or(500_000_000);
-    let dist = o.choice(
-        "distribution",
-        &["exponential", "pareto", "constant"],
-        Some("exponential"),
-        errs,
-    );
+    let dist = o.choice("distribution", &["exponential", "pareto", "constant"], Some("exponential"), errs);
     let shape = o.float("shape", 1.0001, 100.0, errs).unwrap_or(1.5);
     if on == 0 {
         errs.add(o.at("on_mean"), "must be greater than 0");
@@ -65,17 +55,9 @@ fn parse_onoff(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
         }
     };
     let (on, off) = (mk(on), mk(off));
-    Some(Box::new(move |rng| {
-        (
-            Box::new(OnOff::new(rate, size, on, off, rng)),
-            Box::new(DatagramSink::default()),
-        )
-    }))
+    Some(Box::new(move |rng| (Box::new(OnOff::new(rate, size, on, off, rng)), Box::new(DatagramSink::default()))))
 }
 
 /// Flow kinds by scenario name: one line per kind.
-pub const REGISTRY: &[(&str, crate::scenario::AppParser)] = &[
-    ("cbr", parse_cbr),
-    ("onoff", parse_onoff),
-    ("tcp", crate::tcp::parse),
-];
+pub const REGISTRY: &[(&str, crate::scenario::AppParser)] =
+    &[("cbr", parse_cbr), ("onoff", parse_onoff), ("tcp", crate::tcp::parse)];

@@ -45,18 +45,7 @@ pub struct OnOff {
 
 impl OnOff {
     pub fn new(rate_bps: u64, size: u32, on: Period, off: Period, rng: SimRng) -> Self {
-        OnOff {
-            rate_bps,
-            size,
-            on,
-            off,
-            rng,
-            rem: 0,
-            is_on: false,
-            running: false,
-            token: 0,
-            seq: 0,
-        }
+        OnOff { rate_bps, size, on, off, rng, rem: 0, is_on: false, running: false, token: 0, seq: 0 }
     }
 
     fn send_one(&mut self, ctx: &mut Ctx) {

@@ -77,15 +77,9 @@ impl Ns2Accounting {
 pub enum Filter {
     None,
     /// Skip when `S_n − S_{n−1} > srtt / divisor` (paper: 16).
-    SendGap {
-        divisor: f64,
-    },
+    SendGap { divisor: f64 },
     /// Skip when `T > T_avg + k·T_d` (paper: g = 0.25, h = 0.125, k = 3).
-    AckGap {
-        g: f64,
-        h: f64,
-        k: f64,
-    },
+    AckGap { g: f64, h: f64, k: f64 },
 }
 
 pub struct Ewma {
@@ -105,18 +99,7 @@ pub struct Ewma {
 
 impl Ewma {
     pub fn new(name: &'static str, alpha: f64, filter: Filter) -> Self {
-        Ewma {
-            filter,
-            literal: false,
-            alpha,
-            abe: 0.0,
-            last_ack: None,
-            acct: Ns2Accounting::default(),
-            t_avg: 0.0,
-            t_d: 0.0,
-            gaps: 0,
-            name,
-        }
+        Ewma { filter, literal: false, alpha, abe: 0.0, last_ack: None, acct: Ns2Accounting::default(), t_avg: 0.0, t_d: 0.0, gaps: 0, name }
     }
 
     /// Counts acknowledged bytes literally (duplicate ACKs give zero samples).
@@ -132,11 +115,7 @@ impl BandwidthEstimator for Ewma {
     }
 
     fn on_ack(&mut self, ev: &AckEvent) -> Option<Sample> {
-        let segs = if self.literal {
-            ev.acked_bytes as f64 / ev.mss.max(1) as f64
-        } else {
-            self.acct.segments(ev)
-        };
+        let segs = if self.literal { ev.acked_bytes as f64 / ev.mss.max(1) as f64 } else { self.acct.segments(ev) };
         let prev = self.last_ack.replace(ev.now)?;
         let gap = ev.now.saturating_sub(prev);
         if gap == 0 {
@@ -147,9 +126,7 @@ impl BandwidthEstimator for Ewma {
         let used = match self.filter {
             Filter::None => true,
             Filter::SendGap { divisor } => match ev.sent_prev {
-                Some(sp) if ev.srtt > 0 => {
-                    (ev.sent_n.saturating_sub(sp) as f64) <= ev.srtt as f64 / divisor
-                }
+                Some(sp) if ev.srtt > 0 => (ev.sent_n.saturating_sub(sp) as f64) <= ev.srtt as f64 / divisor,
                 _ => true,
             },
             Filter::AckGap { g, h, k } => {
@@ -187,13 +164,7 @@ pub struct Tustin {
 
 impl Tustin {
     pub fn new(tau: f64) -> Self {
-        Tustin {
-            tau,
-            bwe: 0.0,
-            s_prev: 0.0,
-            last_ack: None,
-            acct: Ns2Accounting::default(),
-        }
+        Tustin { tau, bwe: 0.0, s_prev: 0.0, last_ack: None, acct: Ns2Accounting::default() }
     }
 }
 
@@ -221,13 +192,9 @@ impl BandwidthEstimator for Tustin {
             self.bwe = 0.6 * self.bwe + 0.2 * self.s_prev;
             self.s_prev = 0.0;
         }
-        self.bwe = ((2.0 * self.tau - delta) * self.bwe + delta * (s_k + self.s_prev))
-            / (2.0 * self.tau + delta);
+        self.bwe = ((2.0 * self.tau - delta) * self.bwe + delta * (s_k + self.s_prev)) / (2.0 * self.tau + delta);
         self.s_prev = s_k;
-        Some(Sample {
-            bps: s_k,
-            used: true,
-        })
+        Some(Sample { bps: s_k, used: true })
     }
 
     fn estimate_bps(&self) -> f64 {
@@ -249,13 +216,7 @@ impl WestwoodPlus {
     pub const RTT_MIN: Time = 50_000_000;
 
     pub fn new() -> Self {
-        WestwoodPlus {
-            bw_ns_est: 0.0,
-            bw_est: 0.0,
-            win_start: None,
-            bk: 0.0,
-            accounted: 0.0,
-        }
+        WestwoodPlus { bw_ns_est: 0.0, bw_est: 0.0, win_start: None, bk: 0.0, accounted: 0.0 }
     }
 }
 
@@ -301,10 +262,7 @@ impl BandwidthEstimator for WestwoodPlus {
         }
         self.bk = 0.0;
         self.win_start = Some(ev.now);
-        Some(Sample {
-            bps: sample,
-            used: true,
-        })
+        Some(Sample { bps: sample, used: true })
     }
 
     fn estimate_bps(&self) -> f64 {
@@ -338,12 +296,7 @@ mod tests {
             v.push(ack(t, 1000, t - 80.0, Some(t - 80.0 - 0.1)));
         }
         // Boundary: ACK 80 ms after the last; its segment was sent 78 ms after the previous one.
-        v.push(ack(
-            100.0 + 1.6 * 9.0 + 80.0,
-            1000,
-            100.0 + 1.6 * 9.0,
-            Some(100.0 + 1.6 * 9.0 - 78.0),
-        ));
+        v.push(ack(100.0 + 1.6 * 9.0 + 80.0, 1000, 100.0 + 1.6 * 9.0, Some(100.0 + 1.6 * 9.0 - 78.0)));
         v
     }
 
@@ -371,17 +324,7 @@ mod tests {
 
     #[test]
     fn boundary_sample_is_filtered_by_algorithms_1_and_2() {
-        for (name, filter) in [
-            ("alg1", Filter::SendGap { divisor: 16.0 }),
-            (
-                "alg2",
-                Filter::AckGap {
-                    g: 0.25,
-                    h: 0.125,
-                    k: 3.0,
-                },
-            ),
-        ] {
+        for (name, filter) in [("alg1", Filter::SendGap { divisor: 16.0 }), ("alg2", Filter::AckGap { g: 0.25, h: 0.125, k: 3.0 })] {
             let mut e = Ewma::new(name, 0.1, filter);
             let evs = burst_then_boundary();
             let mut out = Vec::new();
@@ -397,34 +340,19 @@ mod tests {
             };
             let last = out[10].unwrap();
             assert!(!last.used, "{name} used the burst-boundary sample");
-            assert_eq!(
-                e.estimate_bps(),
-                before,
-                "{name}: a filtered sample changes nothing"
-            );
+            assert_eq!(e.estimate_bps(), before, "{name}: a filtered sample changes nothing");
             // In-burst samples are used.
-            assert!(
-                out[1..10].iter().all(|s| s.unwrap().used),
-                "{name}: {out:?}"
-            );
+            assert!(out[1..10].iter().all(|s| s.unwrap().used), "{name}: {out:?}");
         }
     }
 
     #[test]
     fn alg2_threshold_follows_hand_computation() {
-        let mut e = Ewma::new(
-            "alg2",
-            0.1,
-            Filter::AckGap {
-                g: 0.25,
-                h: 0.125,
-                k: 3.0,
-            },
-        );
+        let mut e = Ewma::new("alg2", 0.1, Filter::AckGap { g: 0.25, h: 0.125, k: 3.0 });
         e.on_ack(&ack(0.0, 1000, 0.0, None));
         e.on_ack(&ack(2.0, 1000, 0.0, None)); // T = 2 ms: avg 2, dev 1
-                                              // T = 6 ms: avg = 0.75·2 + 0.25·6 = 3; dev = 0.875·1 + 0.125·|3 − 6| = 1.25;
-                                              // threshold 3 + 3.75 = 6.75 ≥ 6: used.
+        // T = 6 ms: avg = 0.75·2 + 0.25·6 = 3; dev = 0.875·1 + 0.125·|3 − 6| = 1.25;
+        // threshold 3 + 3.75 = 6.75 ≥ 6: used.
         assert!(e.on_ack(&ack(8.0, 1000, 0.0, None)).unwrap().used);
         // T = 12 ms: avg = 0.75·3 + 3 = 5.25; dev = 0.875·1.25 + 0.125·6.75 = 1.9375;
         // threshold 5.25 + 5.8125 = 11.0625 < 12: filtered.
@@ -454,11 +382,7 @@ mod tests {
         for i in 0..6250 {
             e.on_ack(&ack(1.6 * i as f64, 1000, 0.0, None));
         }
-        assert!(
-            (e.estimate_bps() - 5e6).abs() / 5e6 < 0.01,
-            "{}",
-            e.estimate_bps()
-        );
+        assert!((e.estimate_bps() - 5e6).abs() / 5e6 < 0.01, "{}", e.estimate_bps());
     }
 
     #[test]
@@ -472,10 +396,6 @@ mod tests {
         }
         // 10 s of ACKs, windows just over 80 ms: about 124 samples.
         assert!((110..=126).contains(&samples), "{samples}");
-        assert!(
-            (e.estimate_bps() - 5e6).abs() / 5e6 < 0.02,
-            "{}",
-            e.estimate_bps()
-        );
+        assert!((e.estimate_bps() - 5e6).abs() / 5e6 < 0.02, "{}", e.estimate_bps());
     }
 }

@@ -103,8 +103,7 @@ pub struct CcInit {
 
 pub type CcBuilder = std::sync::Arc<dyn Fn(CcInit) -> Box<dyn CongestionControl> + Send + Sync>;
 /// Parses a controller's own fields (`cc_params` table, may be absent).
-pub type CcParser =
-    fn(Option<&mut crate::scenario::Obj>, &mut crate::scenario::Errors) -> Option<CcBuilder>;
+pub type CcParser = fn(Option<&mut crate::scenario::Obj>, &mut crate::scenario::Errors) -> Option<CcBuilder>;
 
 /// Congestion controllers by scenario name: one line per algorithm.
 pub const REGISTRY: &[(&str, CcParser)] = &[("reno", reno::parse), ("westwood", westwood::parse)];

@@ -16,10 +16,7 @@ pub struct Reno {
 
 impl Reno {
     pub fn new(init: CcInit) -> Self {
-        Reno {
-            cwnd: init.initial_cwnd,
-            ssthresh: init.initial_ssthresh,
-        }
+        Reno { cwnd: init.initial_cwnd, ssthresh: init.initial_ssthresh }
     }
 }
 
@@ -51,10 +48,7 @@ impl CongestionControl for Reno {
 }
 
 /// Scenario: `cc = "reno"` (no parameters).
-pub fn parse(
-    obj: Option<&mut crate::scenario::Obj>,
-    _errs: &mut crate::scenario::Errors,
-) -> Option<CcBuilder> {
+pub fn parse(obj: Option<&mut crate::scenario::Obj>, _errs: &mut crate::scenario::Errors) -> Option<CcBuilder> {
     let _ = obj;
     Some(std::sync::Arc::new(|init| Box::new(Reno::new(init))))
 }
@@ -64,20 +58,12 @@ mod tests {
     use super::*;
 
     fn ack() -> AckInfo {
-        AckInfo {
-            acked_segs: 1.0,
-            acked_bytes: 1000,
-            mss: 1000,
-            ..Default::default()
-        }
+        AckInfo { acked_segs: 1.0, acked_bytes: 1000, mss: 1000, ..Default::default() }
     }
 
     #[test]
     fn slow_start_then_avoidance() {
-        let mut r = Reno::new(CcInit {
-            initial_cwnd: 2.0,
-            initial_ssthresh: 8.0,
-        });
+        let mut r = Reno::new(CcInit { initial_cwnd: 2.0, initial_ssthresh: 8.0 });
         for _ in 0..6 {
             r.on_ack(&ack());
         }
@@ -91,37 +77,18 @@ mod tests {
 
     #[test]
     fn a_large_byte_counted_ack_stops_slow_start_at_ssthresh() {
-        let mut r = Reno::new(CcInit {
-            initial_cwnd: 1.0,
-            initial_ssthresh: 4.0,
-        });
-        r.on_ack(&AckInfo {
-            acked_segs: 40.0,
-            ..ack()
-        });
+        let mut r = Reno::new(CcInit { initial_cwnd: 1.0, initial_ssthresh: 4.0 });
+        r.on_ack(&AckInfo { acked_segs: 40.0, ..ack() });
         // 3 segments of slow start to reach 4, then 37/4 in avoidance.
-        assert!(
-            (r.cwnd() - (4.0 + 37.0 / 4.0)).abs() < 1e-12,
-            "{}",
-            r.cwnd()
-        );
+        assert!((r.cwnd() - (4.0 + 37.0 / 4.0)).abs() < 1e-12, "{}", r.cwnd());
     }
 
     #[test]
     fn halves_on_loss_and_collapses_on_timeout() {
-        let mut r = Reno::new(CcInit {
-            initial_cwnd: 20.0,
-            initial_ssthresh: 1e9,
-        });
-        r.on_congestion(&LossInfo {
-            window: 20.0,
-            ..Default::default()
-        });
+        let mut r = Reno::new(CcInit { initial_cwnd: 20.0, initial_ssthresh: 1e9 });
+        r.on_congestion(&LossInfo { window: 20.0, ..Default::default() });
         assert_eq!((r.cwnd(), r.ssthresh()), (10.0, 10.0));
-        r.on_timeout(&LossInfo {
-            window: 3.0,
-            ..Default::default()
-        });
+        r.on_timeout(&LossInfo { window: 3.0, ..Default::default() });
         assert_eq!((r.cwnd(), r.ssthresh()), (1.0, 2.0));
     }
 }

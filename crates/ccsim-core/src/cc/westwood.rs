@@ -41,12 +41,7 @@ pub struct Westwood {
 }
 
 impl Westwood {
-    pub fn new(
-        init: CcInit,
-        est: Box<dyn BandwidthEstimator>,
-        needs_send_times: bool,
-        log: bool,
-    ) -> Self {
+    pub fn new(init: CcInit, est: Box<dyn BandwidthEstimator>, needs_send_times: bool, log: bool) -> Self {
         Westwood {
             cwnd: init.initial_cwnd,
             ssthresh: init.initial_ssthresh,
@@ -79,11 +74,7 @@ impl Westwood {
         if lo == hi {
             return None;
         }
-        (lo..hi)
-            .rev()
-            .find(|&i| self.sent[i].1 == ack)
-            .or(Some(hi - 1))
-            .map(|i| self.sent[i].2)
+        (lo..hi).rev().find(|&i| self.sent[i].1 == ack).or(Some(hi - 1)).map(|i| self.sent[i].2)
     }
 }
 
@@ -122,11 +113,7 @@ impl CongestionControl for Westwood {
             mss: info.mss,
             srtt: info.srtt,
             sent_n: info.ts_echo,
-            sent_prev: if self.needs_send_times {
-                self.sent_before(info.ts_echo, info.ack)
-            } else {
-                None
-            },
+            sent_prev: if self.needs_send_times { self.sent_before(info.ts_echo, info.ack) } else { None },
         };
         if let Some(s) = self.est.on_ack(&ev) {
             self.samples += 1;
@@ -172,9 +159,7 @@ impl CongestionControl for Westwood {
     }
 
     fn tables(&mut self) -> Vec<(&'static str, Table)> {
-        let Some(log) = self.log.take() else {
-            return Vec::new();
-        };
+        let Some(log) = self.log.take() else { return Vec::new() };
         let mut t = Table::default();
         t.push("time", Column::F64(log.time));
         t.push("sample_bps", Column::F64(log.bps));
@@ -187,20 +172,11 @@ impl CongestionControl for Westwood {
 /// Scenario: `cc = "westwood"`, `cc_params = { estimator = "westwood", alpha = 0.1,
 /// tau = "1s", s_thresh_divisor = 16, g = 0.25, h = 0.125, k = 3, log_samples = false,
 /// ack_accounting = "ns2" | "literal" }`.
-pub fn parse(
-    obj: Option<&mut crate::scenario::Obj>,
-    errs: &mut crate::scenario::Errors,
-) -> Option<CcBuilder> {
-    let (mut est, mut alpha, mut tau, mut div, mut g, mut h, mut k, mut log) =
-        ("westwood", 0.1, 1.0, 16.0, 0.25, 0.125, 3.0, false);
+pub fn parse(obj: Option<&mut crate::scenario::Obj>, errs: &mut crate::scenario::Errors) -> Option<CcBuilder> {
+    let (mut est, mut alpha, mut tau, mut div, mut g, mut h, mut k, mut log) = ("westwood", 0.1, 1.0, 16.0, 0.25, 0.125, 3.0, false);
     let mut literal = false;
     if let Some(o) = obj {
-        est = o.choice(
-            "estimator",
-            &["original", "westwood", "westwood+", "alg1", "alg2"],
-            Some("westwood"),
-            errs,
-        )?;
+        est = o.choice("estimator", &["original", "westwood", "westwood+", "alg1", "alg2"], Some("westwood"), errs)?;
         alpha = o.float("alpha", 1e-6, 1.0, errs).unwrap_or(alpha);
         tau = o.time("tau", errs).map(|t| t as f64 / 1e9).unwrap_or(tau);
         if tau <= 0.0 {
@@ -216,20 +192,9 @@ pub fn parse(
     }
     Some(std::sync::Arc::new(move |init| {
         let (e, needs): (Box<dyn BandwidthEstimator>, bool) = match est {
-            "original" => (
-                Box::new(Ewma::new("original", alpha, Filter::None).literal(literal)),
-                false,
-            ),
-            "alg1" => (
-                Box::new(
-                    Ewma::new("alg1", alpha, Filter::SendGap { divisor: div }).literal(literal),
-                ),
-                true,
-            ),
-            "alg2" => (
-                Box::new(Ewma::new("alg2", alpha, Filter::AckGap { g, h, k }).literal(literal)),
-                false,
-            ),
+            "original" => (Box::new(Ewma::new("original", alpha, Filter::None).literal(literal)), false),
+            "alg1" => (Box::new(Ewma::new("alg1", alpha, Filter::SendGap { divisor: div }).literal(literal)), true),
+            "alg2" => (Box::new(Ewma::new("alg2", alpha, Filter::AckGap { g, h, k }).literal(literal)), false),
             "westwood+" => (Box::new(WestwoodPlus::new()), false),
             _ => (Box::new(Tustin::new(tau)), false),
         };
@@ -243,67 +208,28 @@ mod tests {
 
     #[test]
     fn loss_reaction_uses_the_estimate() {
-        let mut w = Westwood::new(
-            CcInit {
-                initial_cwnd: 2.0,
-                initial_ssthresh: 1e9,
-            },
-            Box::new(Ewma::new("original", 1.0, Filter::None)),
-            false,
-            false,
-        );
+        let mut w = Westwood::new(CcInit { initial_cwnd: 2.0, initial_ssthresh: 1e9 }, Box::new(Ewma::new("original", 1.0, Filter::None)), false, false);
         // ACKs 1.6 ms apart carrying 1000 B: ABE = 5 Mb/s with alpha = 1.
         for i in 0..3u64 {
-            w.on_ack_received(&AckInfo {
-                now: i * 1_600_000,
-                acked_bytes: 1000,
-                mss: 1000,
-                min_rtt: 80_000_000,
-                ..Default::default()
-            });
+            w.on_ack_received(&AckInfo { now: i * 1_600_000, acked_bytes: 1000, mss: 1000, min_rtt: 80_000_000, ..Default::default() });
         }
         w.cwnd = 60.0;
-        w.on_congestion(&LossInfo {
-            mss: 1000,
-            ..Default::default()
-        });
+        w.on_congestion(&LossInfo { mss: 1000, ..Default::default() });
         // 5e6 · 0.08 / 8000 = 50 segments.
         assert!((w.ssthresh - 50.0).abs() < 1e-6, "{}", w.ssthresh);
         assert_eq!(w.cwnd, w.ssthresh);
-        w.on_timeout(&LossInfo {
-            mss: 1000,
-            ..Default::default()
-        });
+        w.on_timeout(&LossInfo { mss: 1000, ..Default::default() });
         assert_eq!(w.cwnd, 1.0);
         assert!((w.ssthresh - 50.0).abs() < 1e-6);
         // No estimate yet: the floor of 2 segments.
-        let mut z = Westwood::new(
-            CcInit {
-                initial_cwnd: 2.0,
-                initial_ssthresh: 1e9,
-            },
-            Box::new(Tustin::new(1.0)),
-            false,
-            false,
-        );
-        z.on_congestion(&LossInfo {
-            mss: 1000,
-            ..Default::default()
-        });
+        let mut z = Westwood::new(CcInit { initial_cwnd: 2.0, initial_ssthresh: 1e9 }, Box::new(Tustin::new(1.0)), false, false);
+        z.on_congestion(&LossInfo { mss: 1000, ..Default::default() });
         assert_eq!(z.ssthresh, 2.0);
     }
 
     #[test]
     fn finds_the_previous_transmission() {
-        let mut w = Westwood::new(
-            CcInit {
-                initial_cwnd: 2.0,
-                initial_ssthresh: 1e9,
-            },
-            Box::new(Tustin::new(1.0)),
-            true,
-            false,
-        );
+        let mut w = Westwood::new(CcInit { initial_cwnd: 2.0, initial_ssthresh: 1e9 }, Box::new(Tustin::new(1.0)), true, false);
         for (i, t) in [10, 20, 35, 35, 80].into_iter().enumerate() {
             w.on_packet_sent(t, 1000 * i as u64, 1000, false);
         }

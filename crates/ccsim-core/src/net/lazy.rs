@@ -114,14 +114,7 @@ impl LazyFifo {
     /// counts it whole in `stats` and `flows`, and returns `Some(start)` if it is admitted
     /// (the caller then calls [`LazyFifo::transmitted`]) or `None` if refused.
     #[inline]
-    pub fn offer(
-        &mut self,
-        o: &Offer,
-        busy_until: Time,
-        stats: &mut QueueStats,
-        flows: &mut [FlowStats],
-        ld: u32,
-    ) -> Option<Time> {
+    pub fn offer(&mut self, o: &Offer, busy_until: Time, stats: &mut QueueStats, flows: &mut [FlowStats], ld: u32) -> Option<Time> {
         // The queue at `o.at`: admitted crossings that have not started by then.
         let end = self.base + self.ledger.len() as u64;
         while self.cursor < end {
@@ -195,35 +188,23 @@ impl LazyFifo {
     fn refuse(&mut self, o: &Offer, stats: &mut QueueStats, flows: &mut [FlowStats], ld: u32) {
         stats.on_drop(DropReason::Overflow, o.size);
         flows[o.flow as usize].on_drop_parts(ld, DropReason::Overflow, o.forward, o.size);
-        self.record(
-            o.now,
-            Crossing {
-                arr: o.at,
-                start: o.at,
-                tx: 0,
-                len_pkts: self.wait_pkts as u32,
-                len_bytes: self.wait_bytes,
-                flow: o.flow,
-                size: o.size,
-                fate: Fate::Overflow,
-                forward: o.forward,
-            },
-        );
+        self.record(o.now, Crossing {
+            arr: o.at,
+            start: o.at,
+            tx: 0,
+            len_pkts: self.wait_pkts as u32,
+            len_bytes: self.wait_bytes,
+            flow: o.flow,
+            size: o.size,
+            fate: Fate::Overflow,
+            forward: o.forward,
+        });
     }
 
     /// Completes an admitted crossing: serialization `tx` from `start`, `lost` or not.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    pub fn transmitted(
-        &mut self,
-        o: &Offer,
-        start: Time,
-        tx: Time,
-        lost: bool,
-        stats: &mut QueueStats,
-        flows: &mut [FlowStats],
-        ld: u32,
-    ) {
+    pub fn transmitted(&mut self, o: &Offer, start: Time, tx: Time, lost: bool, stats: &mut QueueStats, flows: &mut [FlowStats], ld: u32) {
         let c = Crossing {
             arr: o.at,
             start,
@@ -247,14 +228,7 @@ impl LazyFifo {
 
     /// Counts an admitted packet's departure (serialization `tx`) and its loss, if `lost`.
     #[inline]
-    fn count_departure(
-        o: &Offer,
-        tx: Time,
-        lost: bool,
-        stats: &mut QueueStats,
-        flows: &mut [FlowStats],
-        ld: u32,
-    ) {
+    fn count_departure(o: &Offer, tx: Time, lost: bool, stats: &mut QueueStats, flows: &mut [FlowStats], ld: u32) {
         stats.departures += 1;
         stats.departure_bytes += o.size as u64;
         stats.busy_ns += tx;
@@ -271,9 +245,7 @@ impl LazyFifo {
     #[inline]
     fn record(&mut self, now: Time, c: Crossing) {
         if c.end() <= now {
-            debug_assert!(
-                c.fate == Fate::Overflow || self.cursor == self.base + self.ledger.len() as u64
-            );
+            debug_assert!(c.fate == Fate::Overflow || self.cursor == self.base + self.ledger.len() as u64);
             self.note_peak(&c);
             return;
         }
@@ -396,22 +368,8 @@ mod tests {
     use super::*;
 
     /// A 1000-byte-per-µs link (8 Gb/s): packets of `size` bytes take `size` ns.
-    fn offer(
-        q: &mut LazyFifo,
-        busy: &mut Time,
-        stats: &mut QueueStats,
-        flows: &mut [FlowStats],
-        now: Time,
-        at: Time,
-        size: u32,
-    ) -> Option<Time> {
-        let o = Offer {
-            now,
-            at,
-            size,
-            flow: 0,
-            forward: true,
-        };
+    fn offer(q: &mut LazyFifo, busy: &mut Time, stats: &mut QueueStats, flows: &mut [FlowStats], now: Time, at: Time, size: u32) -> Option<Time> {
+        let o = Offer { now, at, size, flow: 0, forward: true };
         let start = q.offer(&o, *busy, stats, flows, 0)?;
         q.transmitted(&o, start, size as Time, false, stats, flows, 0);
         *busy = start + size as Time;
@@ -424,19 +382,10 @@ mod tests {
         let (mut busy, mut st, mut flows) = (0, QueueStats::default(), vec![FlowStats::default()]);
         // Four 100-ns packets offered at t = 0 (decided at now = 0): one is sent at once,
         // two wait, the fourth overflows.
-        let starts: Vec<_> = (0..4)
-            .map(|_| offer(&mut q, &mut busy, &mut st, &mut flows, 0, 0, 100))
-            .collect();
+        let starts: Vec<_> = (0..4).map(|_| offer(&mut q, &mut busy, &mut st, &mut flows, 0, 0, 100)).collect();
         assert_eq!(starts, vec![Some(0), Some(100), Some(200), None]);
         // Counted whole at once...
-        assert_eq!(
-            (
-                st.arrivals,
-                st.departures,
-                st.drops[DropReason::Overflow as usize]
-            ),
-            (4, 3, 1)
-        );
+        assert_eq!((st.arrivals, st.departures, st.drops[DropReason::Overflow as usize]), (4, 3, 1));
         // ...but seen as of each instant.
         let (v, qp, _) = q.view(0, &st);
         assert_eq!((v.arrivals, v.departures, qp), (4, 1, 2));
@@ -472,27 +421,13 @@ mod tests {
     /// lost and refused (too large for a byte limit) packets, decided at and before `at`.
     #[test]
     fn offers_to_a_free_transmitter_count_as_the_general_path() {
-        let (mut general, mut fused) = (
-            LazyFifo::new(Limit::Bytes(1_000)),
-            LazyFifo::new(Limit::Bytes(1_000)),
-        );
+        let (mut general, mut fused) = (LazyFifo::new(Limit::Bytes(1_000)), LazyFifo::new(Limit::Bytes(1_000)));
         let (mut sg, mut sf) = (QueueStats::default(), QueueStats::default());
         let (mut fg, mut ff) = (vec![FlowStats::default()], vec![FlowStats::default()]);
         // (decided at, offered at, size, lost): each offered once the previous one is sent.
-        let offers = [
-            (0, 0, 100, false),
-            (50, 300, 200, true),
-            (300, 700, 1_500, false),
-            (700, 900, 400, false),
-        ];
+        let offers = [(0, 0, 100, false), (50, 300, 200, true), (300, 700, 1_500, false), (700, 900, 400, false)];
         for &(now, at, size, lost) in &offers {
-            let o = Offer {
-                now,
-                at,
-                size,
-                flow: 0,
-                forward: true,
-            };
+            let o = Offer { now, at, size, flow: 0, forward: true };
             if let Some(start) = general.offer(&o, 0, &mut sg, &mut fg, 0) {
                 general.transmitted(&o, start, size as Time, lost, &mut sg, &mut fg, 0);
             }
@@ -504,15 +439,7 @@ mod tests {
             assert_eq!((qg, bg), (qf, bf), "queue at {t}");
             assert_eq!(format!("{vg:?}"), format!("{vf:?}"), "statistics at {t}");
         }
-        assert_eq!(
-            (
-                sf.arrivals,
-                sf.departures,
-                sf.drops[DropReason::Overflow as usize],
-                sf.drops[DropReason::Loss as usize]
-            ),
-            (4, 3, 1, 1)
-        );
+        assert_eq!((sf.arrivals, sf.departures, sf.drops[DropReason::Overflow as usize], sf.drops[DropReason::Loss as usize]), (4, 3, 1, 1));
         assert_eq!(format!("{fg:?}"), format!("{ff:?}"));
     }
 

@@ -136,24 +136,10 @@ impl LinkDir {
     /// the far node, or `None` if it was refused or lost (and freed).
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn admit(
-        &mut self,
-        ld: u32,
-        now: Time,
-        at: Time,
-        id: PktId,
-        pool: &mut PacketPool,
-        flows: &mut [FlowStats],
-    ) -> Option<(Time, Time)> {
+    fn admit(&mut self, ld: u32, now: Time, at: Time, id: PktId, pool: &mut PacketPool, flows: &mut [FlowStats]) -> Option<(Time, Time)> {
         let lz = self.lazy.as_mut().expect("admit on a lazy link");
         let p = pool.get(id);
-        let o = Offer {
-            now,
-            at,
-            size: p.size,
-            flow: p.flow,
-            forward: p.kind != Kind::Ack,
-        };
+        let o = Offer { now, at, size: p.size, flow: p.flow, forward: p.kind != Kind::Ack };
         if at >= self.busy_until {
             // The transmitter is free: the common case of a lightly loaded link.
             let (rate, rem, loss) = (self.rate_bps, &mut self.rem, &mut self.loss);
@@ -329,18 +315,12 @@ impl Network {
         let mut feeder = vec![UNUSED; self.links.len()];
         for &(a, b) in endpoints {
             for (s, d) in [(a, b), (b, a)] {
-                let Some(path) = self.path(s, d) else {
-                    continue;
-                };
+                let Some(path) = self.path(s, d) else { continue };
                 for (i, &l) in path.iter().enumerate() {
                     // The first hop is fed by the node itself: never cut through to it.
                     let f = if i == 0 { NO_ROUTE } else { path[i - 1] };
                     let slot = &mut feeder[l as usize];
-                    *slot = if *slot == UNUSED || *slot == f {
-                        f
-                    } else {
-                        NO_ROUTE
-                    };
+                    *slot = if *slot == UNUSED || *slot == f { f } else { NO_ROUTE };
                 }
             }
         }
@@ -385,13 +365,7 @@ impl Network {
     /// each forwarded at its own arrival time; the next event is set for the earliest
     /// arrival left. A router then costs one event per look-ahead window, not one per
     /// packet.
-    pub fn node_arrive(
-        &mut self,
-        node: u32,
-        sched: &mut Scheduler,
-        pool: &mut PacketPool,
-        flows: &mut [FlowStats],
-    ) {
+    pub fn node_arrive(&mut self, node: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
         let now = sched.now();
         let v = node as usize;
         if self.node_next[v] != now {
@@ -435,10 +409,7 @@ impl Network {
                 }
                 lines.pop();
                 let l = &mut self.links[f as usize];
-                let (_, _, id, _) = l
-                    .in_flight
-                    .pop_front()
-                    .expect("a line in the heap holds packets");
+                let (_, _, id, _) = l.in_flight.pop_front().expect("a line in the heap holds packets");
                 batch.push((at, id));
                 if let Some(&(a, seq, _, start)) = l.in_flight.front() {
                     lines.push(Reverse((a, start, seq, f)));
@@ -478,9 +449,7 @@ impl Network {
                     lz.prune(now);
                     lz.reset(now, &mut l.stats);
                 }
-                (Some(lz), WarmupStep::RestoreDrops) => {
-                    lz.flow_drops_after(now, flows, i as u32, true)
-                }
+                (Some(lz), WarmupStep::RestoreDrops) => lz.flow_drops_after(now, flows, i as u32, true),
                 (None, WarmupStep::Restart) => l.stats.reset(now, l.qlen, l.qbytes),
                 (None, WarmupStep::RestoreDrops) => {}
             }
@@ -571,10 +540,7 @@ impl Network {
             return self.enqueue_lazy(ld, at, id, sched, pool, flows);
         }
         let now = sched.now();
-        debug_assert_eq!(
-            at, now,
-            "only a lazy direction takes a packet ahead of the clock"
-        );
+        debug_assert_eq!(at, now, "only a lazy direction takes a packet ahead of the clock");
         let link = &mut self.links[ld as usize];
         if link.txend_pending && link.busy_until <= now {
             // A departure due at this very instant goes before the arrival (the rule of the
@@ -587,11 +553,7 @@ impl Network {
         link.stats.on_arrival(now, link.qlen, link.qbytes, size);
         // Fast path: an idle link with an empty pass-through queue (DropTail) sends the
         // packet at once; going through enqueue + dequeue would change nothing.
-        if link.qlen == 0
-            && !link.txend_pending
-            && now >= link.busy_until
-            && link.queue.passes_through_when_empty(size)
-        {
+        if link.qlen == 0 && !link.txend_pending && now >= link.busy_until && link.queue.passes_through_when_empty(size) {
             // Exactly the accounting of enqueue + immediate dequeue.
             link.stats.note_len(1, size as u64);
             link.stats.on_departure(now, 1, size as u64, size);
@@ -615,10 +577,7 @@ impl Network {
             flows[p.flow as usize].on_drop(ld, reason, p);
             pool.free(d);
         }
-        debug_assert_eq!(
-            (link.qlen, link.qbytes),
-            (link.queue.len_pkts(), link.queue.len_bytes())
-        );
+        debug_assert_eq!((link.qlen, link.qbytes), (link.queue.len_pkts(), link.queue.len_bytes()));
         link.stats.note_len(link.qlen, link.qbytes);
         if !link.txend_pending {
             if now >= link.busy_until {
@@ -636,15 +595,7 @@ impl Network {
     /// arrival time there), until it meets a shared queue or its destination: only that
     /// arrival becomes an event.
     #[inline]
-    fn enqueue_lazy(
-        &mut self,
-        mut ld: u32,
-        mut at: Time,
-        id: PktId,
-        sched: &mut Scheduler,
-        pool: &mut PacketPool,
-        flows: &mut [FlowStats],
-    ) {
+    fn enqueue_lazy(&mut self, mut ld: u32, mut at: Time, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
         let now = sched.now();
         loop {
             let link = &mut self.links[ld as usize];
@@ -653,9 +604,7 @@ impl Network {
             // Taken ahead of the clock, `at` may be far beyond `now`.
             let settled = at.min(self.read_horizon).max(now);
             link.lazy.as_mut().unwrap().prune(settled);
-            let Some((start, arr)) = link.admit(ld, settled, at, id, pool, flows) else {
-                return;
-            };
+            let Some((start, arr)) = link.admit(ld, settled, at, id, pool, flows) else { return };
             let (cut_ok, far, dst) = (link.cut_ok, link.to, pool.get(id).dst);
             if cut_ok && dst != far {
                 let next = self.route(far, dst);
@@ -698,18 +647,10 @@ impl Network {
     /// with its arrival time `now + serialization + delay`. A `TxEnd` event is scheduled
     /// only if more packets wait, so an idle link costs one event per packet, not two.
     #[inline]
-    fn start_tx(
-        link: &mut LinkDir,
-        ld: u32,
-        sched: &mut Scheduler,
-        pool: &mut PacketPool,
-        flows: &mut [FlowStats],
-    ) {
+    fn start_tx(link: &mut LinkDir, ld: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
         let now = sched.now();
         let (lp, lb) = (link.qlen, link.qbytes);
-        let Some(id) = link.queue.dequeue(now, pool) else {
-            return;
-        };
+        let Some(id) = link.queue.dequeue(now, pool) else { return };
         let size = pool.get(id).size;
         link.qlen -= 1;
         link.qbytes -= size as u64;
@@ -719,15 +660,7 @@ impl Network {
 
     /// Serializes packet `id` (already out of the queue, departure counted) starting now.
     #[inline]
-    fn transmit(
-        link: &mut LinkDir,
-        ld: u32,
-        id: PktId,
-        size: u32,
-        sched: &mut Scheduler,
-        pool: &mut PacketPool,
-        flows: &mut [FlowStats],
-    ) {
+    fn transmit(link: &mut LinkDir, ld: u32, id: PktId, size: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
         let now = sched.now();
         if let Some(cap) = link.capture.as_mut() {
             cap.record(now, link.from, link.to, pool.get(id));
@@ -764,13 +697,7 @@ impl Network {
 
     /// The transmitter of `ld` is free again and packets wait: start the next one.
     #[inline]
-    pub fn tx_end(
-        &mut self,
-        ld: u32,
-        sched: &mut Scheduler,
-        pool: &mut PacketPool,
-        flows: &mut [FlowStats],
-    ) {
+    pub fn tx_end(&mut self, ld: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
         let link = &mut self.links[ld as usize];
         if link.void_txends > 0 {
             link.void_txends -= 1;
@@ -792,10 +719,7 @@ impl Network {
         if let Some(lz) = link.lazy.as_mut() {
             lz.prune(sched.now());
         }
-        let (_, _, id, _) = link
-            .in_flight
-            .pop_front()
-            .expect("LinkArrive without a packet in flight");
+        let (_, _, id, _) = link.in_flight.pop_front().expect("LinkArrive without a packet in flight");
         if let Some(&(at, seq, _, _)) = link.in_flight.front() {
             sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });
         }
@@ -853,15 +777,7 @@ impl Network {
     /// Puts a packet of [`Network::early`] back on the event path: it arrives by a
     /// `LinkArrive` event at `at`, as it would have without the early hand-over.
     #[inline]
-    pub fn arrive_later(
-        &mut self,
-        ld: u32,
-        at: Time,
-        seq: u64,
-        id: PktId,
-        start: Time,
-        sched: &mut Scheduler,
-    ) {
+    pub fn arrive_later(&mut self, ld: u32, at: Time, seq: u64, id: PktId, start: Time, sched: &mut Scheduler) {
         let link = &mut self.links[ld as usize];
         if link.in_flight.is_empty() {
             sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });

@@ -11,10 +11,7 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(limit: Limit) -> Self {
-        DropTail {
-            fifo: Fifo::with_capacity(reserve_for(limit)),
-            limit,
-        }
+        DropTail { fifo: Fifo::with_capacity(reserve_for(limit)), limit }
     }
 }
 
@@ -53,10 +50,7 @@ mod tests {
     use crate::packet::Packet;
 
     fn pkt(pool: &mut PacketPool, size: u32) -> PktId {
-        pool.alloc(Packet {
-            size,
-            ..Default::default()
-        })
+        pool.alloc(Packet { size, ..Default::default() })
     }
 
     #[test]
@@ -98,11 +92,6 @@ pub fn parse(
     _link: &crate::scenario::LinkInfo,
     errs: &mut crate::scenario::Errors,
 ) -> Option<crate::scenario::QueueBuilder> {
-    let limit = crate::scenario::parse_limit(
-        o,
-        "limit",
-        Limit::Packets(crate::scenario::DEFAULT_QUEUE_LIMIT),
-        errs,
-    )?;
+    let limit = crate::scenario::parse_limit(o, "limit", Limit::Packets(crate::scenario::DEFAULT_QUEUE_LIMIT), errs)?;
     Some(Box::new(move |_| Box::new(DropTail::new(limit))))
 }

@@ -33,13 +33,8 @@ pub enum DropReason {
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 5] = [
-        DropReason::Overflow,
-        DropReason::Early,
-        DropReason::Forced,
-        DropReason::Loss,
-        DropReason::Front,
-    ];
+    pub const ALL: [DropReason; 5] =
+        [DropReason::Overflow, DropReason::Early, DropReason::Forced, DropReason::Loss, DropReason::Front];
     pub const COUNT: usize = 5;
 
     pub fn name(self) -> &'static str {
@@ -115,10 +110,7 @@ pub struct Fifo {
 
 impl Fifo {
     pub fn with_capacity(n: usize) -> Self {
-        Fifo {
-            q: VecDeque::with_capacity(n),
-            bytes: 0,
-        }
+        Fifo { q: VecDeque::with_capacity(n), bytes: 0 }
     }
     #[inline]
     pub fn push(&mut self, id: PktId, pool: &PacketPool) {
@@ -155,5 +147,4 @@ pub(crate) fn reserve_for(limit: Limit) -> usize {
 }
 
 /// Queue kinds by scenario name: one line per discipline.
-pub const REGISTRY: &[(&str, crate::scenario::QueueParser)] =
-    &[("droptail", droptail::parse), ("red", red::parse)];
+pub const REGISTRY: &[(&str, crate::scenario::QueueParser)] = &[("droptail", droptail::parse), ("red", red::parse)];

@@ -129,11 +129,7 @@ impl Red {
         let p = &self.p;
         let qlen = self.fifo.len();
         if self.avg >= p.min_th && qlen > 1 {
-            let forced = if p.gentle {
-                self.avg >= 2.0 * p.max_th
-            } else {
-                self.avg >= p.max_th
-            };
+            let forced = if p.gentle { self.avg >= 2.0 * p.max_th } else { self.avg >= p.max_th };
             if forced {
                 self.count = 0;
                 self.old = true;
@@ -209,12 +205,7 @@ pub fn parse(
     link: &crate::scenario::LinkInfo,
     errs: &mut crate::scenario::Errors,
 ) -> Option<crate::scenario::QueueBuilder> {
-    let limit = crate::scenario::parse_limit(
-        o,
-        "limit",
-        Limit::Packets(crate::scenario::DEFAULT_QUEUE_LIMIT),
-        errs,
-    );
+    let limit = crate::scenario::parse_limit(o, "limit", Limit::Packets(crate::scenario::DEFAULT_QUEUE_LIMIT), errs);
     let mean = o.size("mean_pktsize", errs).unwrap_or(500) as f64;
     let ptc = RedParams::ptc(link.rate_bps, mean);
     let min_th = o.float("min_th", 0.0, 1e9, errs);
@@ -222,28 +213,14 @@ pub fn parse(
     let min_th = min_th.unwrap_or_else(|| RedParams::ns2_auto_min_th(ptc));
     let max_th = max_th.unwrap_or(3.0 * min_th);
     if max_th <= min_th {
-        errs.add(
-            o.at("max_th"),
-            format!("max_th ({max_th}) must be greater than min_th ({min_th})"),
-        );
+        errs.add(o.at("max_th"), format!("max_th ({max_th}) must be greater than min_th ({min_th})"));
         return None;
     }
     let max_p = o.float("max_p", 0.0, 1.0, errs).unwrap_or(0.1);
-    let w_q = o
-        .float("w_q", 1e-9, 1.0, errs)
-        .unwrap_or_else(|| RedParams::ns2_auto_w_q(ptc, link.delay));
+    let w_q = o.float("w_q", 1e-9, 1.0, errs).unwrap_or_else(|| RedParams::ns2_auto_w_q(ptc, link.delay));
     let gentle = o.boolean("gentle", errs).unwrap_or(true);
     let wait = o.boolean("wait", errs).unwrap_or(true);
-    let p = RedParams {
-        limit: limit?,
-        min_th,
-        max_th,
-        max_p,
-        w_q,
-        gentle,
-        wait,
-        ptc,
-    };
+    let p = RedParams { limit: limit?, min_th, max_th, max_p, w_q, gentle, wait, ptc };
     Some(Box::new(move |rng| Box::new(Red::new(p.clone(), rng))))
 }
 
@@ -286,20 +263,14 @@ mod tests {
     fn measured_rate(red: &mut Red, pool: &mut PacketPool, qlen: usize, n: usize) -> f64 {
         let mut dropped = Vec::new();
         while red.len_pkts() < qlen {
-            let id = pool.alloc(Packet {
-                size: 1000,
-                ..Default::default()
-            });
+            let id = pool.alloc(Packet { size: 1000, ..Default::default() });
             red.fifo.push(id, pool);
         }
         red.idle_since = None;
         // Two arrivals to settle `old`.
         let mut drops = 0;
         for i in 0..n + 2 {
-            let id = pool.alloc(Packet {
-                size: 1000,
-                ..Default::default()
-            });
+            let id = pool.alloc(Packet { size: 1000, ..Default::default() });
             dropped.clear();
             red.enqueue(0, id, pool, &mut dropped);
             if dropped.is_empty() {
@@ -326,11 +297,7 @@ mod tests {
                 let got = measured_rate(&mut red, &mut pool, qlen, n);
                 let avg = qlen as f64;
                 let forced = if gentle { avg >= 30.0 } else { avg >= 15.0 };
-                let want = if forced {
-                    1.0
-                } else {
-                    expected_rate(&red, red.p_b(avg))
-                };
+                let want = if forced { 1.0 } else { expected_rate(&red, red.p_b(avg)) };
                 // Binomial-ish tolerance: 5 standard errors, plus a small absolute floor.
                 let tol = 5.0 * (want * (1.0 - want) / n as f64).sqrt() + 1e-3;
                 assert!(
@@ -361,10 +328,7 @@ mod tests {
         let mut pool = PacketPool::new();
         let mut dropped = Vec::new();
         for _ in 0..4 {
-            let id = pool.alloc(Packet {
-                size: 1000,
-                ..Default::default()
-            });
+            let id = pool.alloc(Packet { size: 1000, ..Default::default() });
             red.enqueue(0, id, &pool, &mut dropped);
         }
         assert!(dropped.is_empty());
@@ -373,18 +337,10 @@ mod tests {
             pool.free(id);
         }
         // One second idle at ptc = 1000: avg decays by (1-w)^1001 then adds w·0.
-        let id = pool.alloc(Packet {
-            size: 1000,
-            ..Default::default()
-        });
+        let id = pool.alloc(Packet { size: 1000, ..Default::default() });
         red.enqueue(1_001_000_000, id, &pool, &mut dropped);
         let expect = a * crate::rng::powi_exact(1.0 - 0.002, 1001);
-        assert!(
-            (red.avg() - expect).abs() < 1e-12,
-            "{} vs {}",
-            red.avg(),
-            expect
-        );
+        assert!((red.avg() - expect).abs() < 1e-12, "{} vs {}", red.avg(), expect);
     }
 
     #[test]

@@ -101,10 +101,7 @@ pub fn toml_to_value(text: &str) -> Result<Value, ScenarioError> {
         path: String::new(),
         message: format!("not valid TOML: {}", e.to_string().trim()),
     })?;
-    serde_json::to_value(t).map_err(|e| ScenarioError {
-        path: String::new(),
-        message: format!("TOML value not representable: {e}"),
-    })
+    serde_json::to_value(t).map_err(|e| ScenarioError { path: String::new(), message: format!("TOML value not representable: {e}") })
 }
 
 /// Validates a TOML scenario.
@@ -136,10 +133,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     // [simulation]
     let (duration, seed, warmup, max_events) = match top.get("simulation") {
         None => {
-            errs.add(
-                "simulation",
-                "missing required section (needs at least duration)",
-            );
+            errs.add("simulation", "missing required section (needs at least duration)");
             (None, 1, 0, None)
         }
         Some(sv) => match Obj::new(sv, "simulation", errs) {
@@ -153,10 +147,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                 let warmup = s.time("warmup", errs).unwrap_or(0);
                 if let Some(d) = d {
                     if warmup >= d {
-                        errs.add(
-                            "simulation.warmup",
-                            "must be shorter than simulation.duration",
-                        );
+                        errs.add("simulation.warmup", "must be shorter than simulation.duration");
                     }
                 }
                 let max_events = s.int("max_events", 1, i64::MAX, errs).map(|x| x as u64);
@@ -192,20 +183,11 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                             }
                             o.finish(errs);
                         }
-                        other => errs.add(
-                            path,
-                            format!(
-                                "expected a node name or a table with 'name', got {}",
-                                reader::show(other)
-                            ),
-                        ),
+                        other => errs.add(path, format!("expected a node name or a table with 'name', got {}", reader::show(other))),
                     }
                 }
             }
-            other => errs.add(
-                "nodes",
-                format!("expected a list of node names, got {}", reader::show(other)),
-            ),
+            other => errs.add("nodes", format!("expected a list of node names, got {}", reader::show(other))),
         }
     }
 
@@ -219,12 +201,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     // [dumbbell]
     if let Some(dv) = top.get("dumbbell") {
         if let Some(mut d) = Obj::new(dv, "dumbbell", errs) {
-            parse_dumbbell(
-                &mut d,
-                errs,
-                &mut |n: &str, errs: &mut Errors| add_node(n, "dumbbell", errs, &mut nodes),
-                &mut pending_links,
-            );
+            parse_dumbbell(&mut d, errs, &mut |n: &str, errs: &mut Errors| add_node(n, "dumbbell", errs, &mut nodes), &mut pending_links);
             d.finish(errs);
         }
     }
@@ -235,37 +212,19 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
                     let path = format!("links[{i}]");
-                    let Some(mut o) = Obj::new(item, &path, errs) else {
-                        continue;
-                    };
+                    let Some(mut o) = Obj::new(item, &path, errs) else { continue };
                     let a = o.req_string("a", errs);
                     let b = o.req_string("b", errs);
                     let lname = o.string("name", errs);
                     let parts = parse_link_parts(&mut o, errs);
                     o.finish(errs);
                     if let (Some(a), Some(b), Some(parts)) = (a, b, parts) {
-                        let lname = lname
-                            .map(str::to_string)
-                            .unwrap_or_else(|| format!("{a}-{b}"));
-                        pending_links.push((
-                            path,
-                            a.to_string(),
-                            b.to_string(),
-                            LinkParts {
-                                name: Some(lname),
-                                ..parts
-                            },
-                        ));
+                        let lname = lname.map(str::to_string).unwrap_or_else(|| format!("{a}-{b}"));
+                        pending_links.push((path, a.to_string(), b.to_string(), LinkParts { name: Some(lname), ..parts }));
                     }
                 }
             }
-            other => errs.add(
-                "links",
-                format!(
-                    "expected an array of tables ([[links]]), got {}",
-                    reader::show(other)
-                ),
-            ),
+            other => errs.add("links", format!("expected an array of tables ([[links]]), got {}", reader::show(other))),
         }
     }
 
@@ -274,29 +233,17 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
         let ai = node_ix.get(&a).copied();
         let bi = node_ix.get(&b).copied();
         if ai.is_none() {
-            errs.add(
-                format!("{path}.a"),
-                format!("no node named '{a}' (declare it in nodes)"),
-            );
+            errs.add(format!("{path}.a"), format!("no node named '{a}' (declare it in nodes)"));
         }
         if bi.is_none() {
-            errs.add(
-                format!("{path}.b"),
-                format!("no node named '{b}' (declare it in nodes)"),
-            );
+            errs.add(format!("{path}.b"), format!("no node named '{b}' (declare it in nodes)"));
         }
         if a == b {
             errs.add(format!("{path}.b"), "a link must join two different nodes");
         }
         let lname = parts.name.clone().unwrap_or_else(|| format!("{a}-{b}"));
-        if link_names
-            .insert(lname.clone(), links.len() as u32)
-            .is_some()
-        {
-            errs.add(
-                format!("{path}.name"),
-                format!("duplicate link name '{lname}'"),
-            );
+        if link_names.insert(lname.clone(), links.len() as u32).is_some() {
+            errs.add(format!("{path}.name"), format!("duplicate link name '{lname}'"));
         }
         if let (Some(ai), Some(bi)) = (ai, bi) {
             links.push(LinkSpec {
@@ -313,10 +260,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     }
     let topology_ok = errs.0.len() == before_topology;
     if nodes.is_empty() && topology_ok {
-        errs.add(
-            "nodes",
-            "the scenario has no nodes (give nodes and links, or a [dumbbell])",
-        );
+        errs.add("nodes", "the scenario has no nodes (give nodes and links, or a [dumbbell])");
     }
     // Reference errors are reported against a complete topology only.
     let mut refs = Errors::default();
@@ -344,14 +288,9 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
                     let path = format!("flows[{i}]");
-                    let Some(mut o) = Obj::new(item, &path, errs) else {
-                        continue;
-                    };
+                    let Some(mut o) = Obj::new(item, &path, errs) else { continue };
                     let count = o.int("count", 1, 1_000_000, errs).unwrap_or(1);
-                    let name = o
-                        .string("name", errs)
-                        .map(str::to_string)
-                        .unwrap_or_else(|| format!("flow{i}"));
+                    let name = o.string("name", errs).map(str::to_string).unwrap_or_else(|| format!("flow{i}"));
                     let src = o.req_string("src", errs);
                     let dst = o.req_string("dst", errs);
                     let start = o.time("start", errs).unwrap_or(0);
@@ -362,19 +301,13 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                             errs.add(o.at("stop"), "must be later than start");
                         }
                     }
-                    let kinds: Vec<&'static str> =
-                        crate::app::REGISTRY.iter().map(|(k, _)| *k).collect();
+                    let kinds: Vec<&'static str> = crate::app::REGISTRY.iter().map(|(k, _)| *k).collect();
                     let kind = o.choice("kind", &kinds, None, errs);
                     let app = kind.and_then(|k| {
-                        let parser = crate::app::REGISTRY
-                            .iter()
-                            .find(|(n, _)| *n == k)
-                            .unwrap()
-                            .1;
+                        let parser = crate::app::REGISTRY.iter().find(|(n, _)| *n == k).unwrap().1;
                         parser(&mut o, errs)
                     });
-                    let (Some(src), Some(dst), Some(kind), Some(app)) = (src, dst, kind, app)
-                    else {
+                    let (Some(src), Some(dst), Some(kind), Some(app)) = (src, dst, kind, app) else {
                         o.finish(errs);
                         continue;
                     };
@@ -403,9 +336,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                         if di.is_none() {
                             refs.add(dst_path.clone(), format!("no node named '{d}'"));
                         }
-                        let (Some(si), Some(di)) = (si, di) else {
-                            break;
-                        };
+                        let (Some(si), Some(di)) = (si, di) else { break };
                         if si == di {
                             errs.add(dst_path.clone(), "a flow's src and dst must differ");
                             break;
@@ -414,14 +345,8 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                             refs.add(path.clone(), format!("no route from '{s}' to '{d}'"));
                             break;
                         }
-                        if flow_names
-                            .insert(fname.clone(), flows.len() as u32)
-                            .is_some()
-                        {
-                            errs.add(
-                                format!("{path}.name"),
-                                format!("duplicate flow name '{fname}'"),
-                            );
+                        if flow_names.insert(fname.clone(), flows.len() as u32).is_some() {
+                            errs.add(format!("{path}.name"), format!("duplicate flow name '{fname}'"));
                             break;
                         }
                         let app = app.clone();
@@ -438,13 +363,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                     }
                 }
             }
-            other => errs.add(
-                "flows",
-                format!(
-                    "expected an array of tables ([[flows]]), got {}",
-                    reader::show(other)
-                ),
-            ),
+            other => errs.add("flows", format!("expected an array of tables ([[flows]]), got {}", reader::show(other))),
         }
     }
 
@@ -457,15 +376,9 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
                     let path = format!("traces[{i}]");
-                    let Some(mut o) = Obj::new(item, &path, errs) else {
-                        continue;
-                    };
+                    let Some(mut o) = Obj::new(item, &path, errs) else { continue };
                     let kind = o.choice("kind", &["queue", "flow", "pcap", "drops"], None, errs);
-                    let interval = if matches!(kind, Some("pcap") | Some("drops")) {
-                        1
-                    } else {
-                        o.time("interval", errs).unwrap_or(crate::units::secs(0.1))
-                    };
+                    let interval = if matches!(kind, Some("pcap") | Some("drops")) { 1 } else { o.time("interval", errs).unwrap_or(crate::units::secs(0.1)) };
                     if interval == 0 {
                         errs.add(o.at("interval"), "must be greater than 0");
                     }
@@ -505,20 +418,12 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                             if let Some(ld) = ld {
                                 let l = &links[(ld / 2) as usize];
                                 let (f, t) = if ld % 2 == 0 { (l.a, l.b) } else { (l.b, l.a) };
-                                let file = file.unwrap_or_else(|| {
-                                    format!("{}-{}.pcap", nodes[f as usize], nodes[t as usize])
-                                });
-                                let bad = file.contains('/')
-                                    || file.contains('\\')
-                                    || file.starts_with('.')
-                                    || !file.ends_with(".pcap");
+                                let file = file.unwrap_or_else(|| format!("{}-{}.pcap", nodes[f as usize], nodes[t as usize]));
+                                let bad = file.contains('/') || file.contains('\\') || file.starts_with('.') || !file.ends_with(".pcap");
                                 if bad {
                                     errs.add(o.at("file"), format!("'{file}': give a plain file name ending in .pcap (it is written in the run's output folder)"));
                                 } else if pcaps.iter().any(|p| p.file == file) {
-                                    errs.add(
-                                        o.at("file"),
-                                        format!("two pcap traces write '{file}'"),
-                                    );
+                                    errs.add(o.at("file"), format!("two pcap traces write '{file}'"));
                                 } else {
                                     pcaps.push(PcapSpec { link_dir: ld, file });
                                 }
@@ -527,22 +432,11 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                         Some("flow") => {
                             if let Some(f) = o.req_string("flow", errs) {
                                 if f == "*" {
-                                    traces.extend((0..flows.len() as u32).map(|fi| TraceSpec {
-                                        target: TraceTarget::Flow(fi),
-                                        interval,
-                                    }));
+                                    traces.extend((0..flows.len() as u32).map(|fi| TraceSpec { target: TraceTarget::Flow(fi), interval }));
                                 } else {
                                     match flow_names.get(f) {
-                                        Some(&fi) => traces.push(TraceSpec {
-                                            target: TraceTarget::Flow(fi),
-                                            interval,
-                                        }),
-                                        None => errs.add(
-                                            o.at("flow"),
-                                            format!(
-                                                "no flow named '{f}' (or use '*' for every flow)"
-                                            ),
-                                        ),
+                                        Some(&fi) => traces.push(TraceSpec { target: TraceTarget::Flow(fi), interval }),
+                                        None => errs.add(o.at("flow"), format!("no flow named '{f}' (or use '*' for every flow)")),
                                     }
                                 }
                             }
@@ -552,13 +446,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                     o.finish(errs);
                 }
             }
-            other => errs.add(
-                "traces",
-                format!(
-                    "expected an array of tables ([[traces]]), got {}",
-                    reader::show(other)
-                ),
-            ),
+            other => errs.add("traces", format!("expected an array of tables ([[traces]]), got {}", reader::show(other))),
         }
     }
 
@@ -566,28 +454,11 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
         errs.0.extend(refs.0);
     }
     top.finish(errs);
-    Some(Spec {
-        name,
-        duration: duration?,
-        seed,
-        warmup,
-        max_events,
-        nodes,
-        links,
-        flows,
-        traces,
-        pcaps,
-        drop_logs,
-    })
+    Some(Spec { name, duration: duration?, seed, warmup, max_events, nodes, links, flows, traces, pcaps, drop_logs })
 }
 
 /// `"name"` = forward direction of link `name`; `"x->y"` = the direction from x to y.
-fn resolve_link_dir(
-    s: &str,
-    links: &[LinkSpec],
-    names: &HashMap<String, u32>,
-    nodes: &[String],
-) -> Option<u32> {
+fn resolve_link_dir(s: &str, links: &[LinkSpec], names: &HashMap<String, u32>, nodes: &[String]) -> Option<u32> {
     if let Some(&li) = names.get(s) {
         return Some(2 * li);
     }
@@ -621,10 +492,7 @@ pub const DEFAULT_QUEUE_LIMIT: u64 = 50;
 fn parse_link_parts(o: &mut Obj, errs: &mut Errors) -> Option<LinkParts> {
     let rate = o.req_rate("rate", errs);
     let delay = o.req_time("delay", errs);
-    let info = LinkInfo {
-        rate_bps: rate.unwrap_or(1),
-        delay: delay.unwrap_or(0),
-    };
+    let info = LinkInfo { rate_bps: rate.unwrap_or(1), delay: delay.unwrap_or(0) };
     let q_ab = parse_queue(o, "queue", &info, errs);
     // The reverse direction gets its own instance of `queue` unless `reverse_queue` is given.
     let q_ba = match o.get("reverse_queue") {
@@ -644,15 +512,8 @@ fn parse_link_parts(o: &mut Obj, errs: &mut Errors) -> Option<LinkParts> {
 
 /// Parses a queue-limit value: an integer is packets; a string is `"100pkt"` / `"100p"`
 /// (packets) or a byte size such as `"150KB"`.
-pub fn parse_limit(
-    o: &mut Obj,
-    key: &'static str,
-    default: Limit,
-    errs: &mut Errors,
-) -> Option<Limit> {
-    let Some(v) = o.get(key) else {
-        return Some(default);
-    };
+pub fn parse_limit(o: &mut Obj, key: &'static str, default: Limit, errs: &mut Errors) -> Option<Limit> {
+    let Some(v) = o.get(key) else { return Some(default) };
     let bad = |errs: &mut Errors| {
         errs.add(
             o.at(key),
@@ -684,72 +545,34 @@ pub fn parse_limit(
     }
 }
 
-fn parse_queue(
-    o: &mut Obj,
-    key: &'static str,
-    info: &LinkInfo,
-    errs: &mut Errors,
-) -> Option<(&'static str, QueueBuilder)> {
+fn parse_queue(o: &mut Obj, key: &'static str, info: &LinkInfo, errs: &mut Errors) -> Option<(&'static str, QueueBuilder)> {
     let v = o.get(key);
     queue_from(v, &o.at(key), info, errs)
 }
 
 /// Builds a queue from its table (`None` = the default DropTail).
-fn queue_from(
-    v: Option<&Value>,
-    path: &str,
-    info: &LinkInfo,
-    errs: &mut Errors,
-) -> Option<(&'static str, QueueBuilder)> {
+fn queue_from(v: Option<&Value>, path: &str, info: &LinkInfo, errs: &mut Errors) -> Option<(&'static str, QueueBuilder)> {
     let Some(v) = v else {
-        return Some((
-            "droptail",
-            Box::new(|_| {
-                Box::new(crate::queue::DropTail::new(Limit::Packets(
-                    DEFAULT_QUEUE_LIMIT,
-                )))
-            }),
-        ));
+        return Some(("droptail", Box::new(|_| Box::new(crate::queue::DropTail::new(Limit::Packets(DEFAULT_QUEUE_LIMIT))))));
     };
     let mut q = Obj::new(v, path, errs)?;
     let kinds: Vec<&'static str> = crate::queue::REGISTRY.iter().map(|(k, _)| *k).collect();
     let kind = q.choice("kind", &kinds, None, errs);
     let built = kind.and_then(|k| {
-        let parser = crate::queue::REGISTRY
-            .iter()
-            .find(|(n, _)| *n == k)
-            .unwrap()
-            .1;
+        let parser = crate::queue::REGISTRY.iter().find(|(n, _)| *n == k).unwrap().1;
         parser(&mut q, info, errs)
     });
     q.finish(errs);
     Some((kind?, built?))
 }
 
-fn parse_loss(
-    o: &mut Obj,
-    key: &'static str,
-    errs: &mut Errors,
-) -> Option<[Option<LossBuilder>; 2]> {
-    let Some(v) = o.get(key) else {
-        return Some([None, None]);
-    };
+fn parse_loss(o: &mut Obj, key: &'static str, errs: &mut Errors) -> Option<[Option<LossBuilder>; 2]> {
+    let Some(v) = o.get(key) else { return Some([None, None]) };
     let mut l = Obj::new(v, &o.at(key), errs)?;
     let kinds: Vec<&'static str> = crate::loss::REGISTRY.iter().map(|(k, _)| *k).collect();
     let kind = l.choice("kind", &kinds, None, errs);
-    let dir = l.choice(
-        "direction",
-        &["forward", "reverse", "both"],
-        Some("forward"),
-        errs,
-    );
-    let parser = kind.map(|k| {
-        crate::loss::REGISTRY
-            .iter()
-            .find(|(n, _)| *n == k)
-            .unwrap()
-            .1
-    });
+    let dir = l.choice("direction", &["forward", "reverse", "both"], Some("forward"), errs);
+    let parser = kind.map(|k| crate::loss::REGISTRY.iter().find(|(n, _)| *n == k).unwrap().1);
     let make = |l: &mut Obj, errs: &mut Errors| parser.and_then(|p| p(l, errs));
     let out = match dir {
         Some("forward") => [make(&mut l, errs), None],
@@ -777,29 +600,17 @@ fn parse_dumbbell(
     links: &mut Vec<(String, String, String, LinkParts)>,
 ) {
     let n = d.req_int("senders", 1, 100_000, errs).unwrap_or(0) as usize;
-    let m = d
-        .int("receivers", 1, 100_000, errs)
-        .map(|x| x as usize)
-        .unwrap_or(n);
+    let m = d.int("receivers", 1, 100_000, errs).map(|x| x as usize).unwrap_or(n);
     let b_rate = d.req_rate("bottleneck_rate", errs);
     let b_delay = d.req_time("bottleneck_delay", errs);
     let a_rate = d.req_rate("access_rate", errs);
     let a_delay = d.time("access_delay", errs);
     let delays = per_sender_delays(d, "access_delays", n, errs);
     if a_delay.is_none() && delays.is_none() && !d.has("access_delay") {
-        errs.add(
-            d.at("access_delay"),
-            "missing required field (a time such as '1ms', or give access_delays per sender)",
-        );
+        errs.add(d.at("access_delay"), "missing required field (a time such as '1ms', or give access_delays per sender)");
     }
-    let binfo = LinkInfo {
-        rate_bps: b_rate.unwrap_or(1),
-        delay: b_delay.unwrap_or(0),
-    };
-    let ainfo = LinkInfo {
-        rate_bps: a_rate.unwrap_or(1),
-        delay: a_delay.unwrap_or(0),
-    };
+    let binfo = LinkInfo { rate_bps: b_rate.unwrap_or(1), delay: b_delay.unwrap_or(0) };
+    let ainfo = LinkInfo { rate_bps: a_rate.unwrap_or(1), delay: a_delay.unwrap_or(0) };
     let bq = parse_queue(d, "queue", &binfo, errs);
     let rq = d.get("reverse_queue");
     let bq_rev = match rq {
@@ -828,27 +639,12 @@ fn parse_dumbbell(
         let mut quiet = Errors::default();
         let (k1, q1) = queue_from(aq_value, &aq_path, &ainfo, &mut quiet).expect("validated");
         let (k2, q2) = queue_from(aq_value, &aq_path, &ainfo, &mut quiet).expect("validated");
-        LinkParts {
-            name: Some(name),
-            rate: a_rate,
-            delay,
-            queue_kind: [k1, k2],
-            queue: [q1, q2],
-            loss: [None, None],
-        }
+        LinkParts { name: Some(name), rate: a_rate, delay, queue_kind: [k1, k2], queue: [q1, q2], loss: [None, None] }
     };
     for i in 0..n {
-        let delay = delays
-            .as_ref()
-            .map(|v| v[i])
-            .unwrap_or(a_delay.unwrap_or(0));
+        let delay = delays.as_ref().map(|v| v[i]).unwrap_or(a_delay.unwrap_or(0));
         let parts = access(format!("s{i}-r0"), delay);
-        links.push((
-            format!("dumbbell (sender {i})"),
-            format!("s{i}"),
-            "r0".into(),
-            parts,
-        ));
+        links.push((format!("dumbbell (sender {i})"), format!("s{i}"), "r0".into(), parts));
     }
     links.push((
         "dumbbell".into(),
@@ -865,39 +661,20 @@ fn parse_dumbbell(
     ));
     let rdelays = per_sender_delays(d, "receiver_delays", m, errs);
     for j in 0..m {
-        let delay = rdelays
-            .as_ref()
-            .map(|v| v[j])
-            .unwrap_or(a_delay.unwrap_or(0));
+        let delay = rdelays.as_ref().map(|v| v[j]).unwrap_or(a_delay.unwrap_or(0));
         let parts = access(format!("r1-d{j}"), delay);
-        links.push((
-            format!("dumbbell (receiver {j})"),
-            "r1".into(),
-            format!("d{j}"),
-            parts,
-        ));
+        links.push((format!("dumbbell (receiver {j})"), "r1".into(), format!("d{j}"), parts));
     }
 }
 
-fn per_sender_delays(
-    d: &mut Obj,
-    key: &'static str,
-    n: usize,
-    errs: &mut Errors,
-) -> Option<Vec<Time>> {
+fn per_sender_delays(d: &mut Obj, key: &'static str, n: usize, errs: &mut Errors) -> Option<Vec<Time>> {
     let v = d.get(key)?;
     let Value::Array(items) = v else {
-        errs.add(
-            d.at(key),
-            format!("expected a list of {n} times, got {}", reader::show(v)),
-        );
+        errs.add(d.at(key), format!("expected a list of {n} times, got {}", reader::show(v)));
         return None;
     };
     if items.len() != n {
-        errs.add(
-            d.at(key),
-            format!("expected {n} entries (one per host), got {}", items.len()),
-        );
+        errs.add(d.at(key), format!("expected {n} entries (one per host), got {}", items.len()));
         return None;
     }
     let mut out = Vec::with_capacity(n);
@@ -910,10 +687,7 @@ fn per_sender_delays(
         match t {
             Some(t) if t >= 0.0 && t.is_finite() => out.push(crate::units::secs(t)),
             _ => {
-                errs.add(
-                    format!("{}[{i}]", d.at(key)),
-                    format!("invalid time {}", reader::show(item)),
-                );
+                errs.add(format!("{}[{i}]", d.at(key)), format!("invalid time {}", reader::show(item)));
                 return None;
             }
         }

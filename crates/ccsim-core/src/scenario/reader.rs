@@ -30,10 +30,7 @@ pub struct Errors(pub Vec<ScenarioError>);
 
 impl Errors {
     pub fn add(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.0.push(ScenarioError {
-            path: path.into(),
-            message: message.into(),
-        });
+        self.0.push(ScenarioError { path: path.into(), message: message.into() });
     }
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -72,11 +69,7 @@ impl<'v> Obj<'v> {
     /// Wraps `v` as a table, or records an error and returns `None`.
     pub fn new(v: &'v Value, path: &str, errs: &mut Errors) -> Option<Obj<'v>> {
         match v {
-            Value::Object(map) => Some(Obj {
-                path: path.to_string(),
-                map,
-                known: Vec::new(),
-            }),
+            Value::Object(map) => Some(Obj { path: path.to_string(), map, known: Vec::new() }),
             other => {
                 errs.add(path, format!("expected a table, got {}", show(other)));
                 None
@@ -115,10 +108,7 @@ impl<'v> Obj<'v> {
             if !self.known.iter().any(|k| k == key) {
                 let mut known = self.known.clone();
                 known.sort_unstable();
-                errs.add(
-                    join(&self.path, key),
-                    format!("unknown field; allowed fields here: {}", known.join(", ")),
-                );
+                errs.add(join(&self.path, key), format!("unknown field; allowed fields here: {}", known.join(", ")));
             }
         }
     }
@@ -162,10 +152,7 @@ impl<'v> Obj<'v> {
     pub fn rate(&mut self, key: &'static str, errs: &mut Errors) -> Option<u64> {
         let x = self.quantity(key, errs, units::parse_rate, "rate", RATE_UNITS, "10Mbps")??;
         if x < 1.0 {
-            errs.add(
-                self.at(key),
-                format!("rate must be at least 1 bit/s, got {x}"),
-            );
+            errs.add(self.at(key), format!("rate must be at least 1 bit/s, got {x}"));
             return None;
         }
         Some(x.round() as u64)
@@ -183,10 +170,7 @@ impl<'v> Obj<'v> {
     pub fn time(&mut self, key: &'static str, errs: &mut Errors) -> Option<u64> {
         let x = self.quantity(key, errs, units::parse_time, "time", TIME_UNITS, "35ms")??;
         if x < 0.0 {
-            errs.add(
-                self.at(key),
-                format!("time must not be negative, got {x} s"),
-            );
+            errs.add(self.at(key), format!("time must not be negative, got {x} s"));
             return None;
         }
         Some(units::secs(x))
@@ -204,10 +188,7 @@ impl<'v> Obj<'v> {
     pub fn size(&mut self, key: &'static str, errs: &mut Errors) -> Option<u32> {
         let x = self.quantity(key, errs, units::parse_size, "size", SIZE_UNITS, "1500B")??;
         if !(1.0..=65535.0 * 1024.0).contains(&x) || x.fract() != 0.0 {
-            errs.add(
-                self.at(key),
-                format!("size must be a whole number of bytes from 1 to 67107840, got {x}"),
-            );
+            errs.add(self.at(key), format!("size must be a whole number of bytes from 1 to 67107840, got {x}"));
             return None;
         }
         Some(x as u32)
@@ -219,22 +200,13 @@ impl<'v> Obj<'v> {
         match v.as_f64() {
             Some(x) if x.is_finite() && x >= lo && x <= hi => Some(x),
             _ => {
-                errs.add(
-                    self.at(key),
-                    format!("expected a number from {lo} to {hi}, got {}", show(v)),
-                );
+                errs.add(self.at(key), format!("expected a number from {lo} to {hi}, got {}", show(v)));
                 None
             }
         }
     }
 
-    pub fn req_float(
-        &mut self,
-        key: &'static str,
-        lo: f64,
-        hi: f64,
-        errs: &mut Errors,
-    ) -> Option<f64> {
+    pub fn req_float(&mut self, key: &'static str, lo: f64, hi: f64, errs: &mut Errors) -> Option<f64> {
         if !self.has(key) {
             self.required(key, &format!("a number from {lo} to {hi}"), errs);
             return None;
@@ -245,28 +217,17 @@ impl<'v> Obj<'v> {
     /// An integer in `[lo, hi]`.
     pub fn int(&mut self, key: &'static str, lo: i64, hi: i64, errs: &mut Errors) -> Option<i64> {
         let v = self.get(key)?;
-        let x = v
-            .as_i64()
-            .or_else(|| v.as_u64().map(|u| u.min(i64::MAX as u64) as i64));
+        let x = v.as_i64().or_else(|| v.as_u64().map(|u| u.min(i64::MAX as u64) as i64));
         match x {
             Some(x) if x >= lo && x <= hi => Some(x),
             _ => {
-                errs.add(
-                    self.at(key),
-                    format!("expected a whole number from {lo} to {hi}, got {}", show(v)),
-                );
+                errs.add(self.at(key), format!("expected a whole number from {lo} to {hi}, got {}", show(v)));
                 None
             }
         }
     }
 
-    pub fn req_int(
-        &mut self,
-        key: &'static str,
-        lo: i64,
-        hi: i64,
-        errs: &mut Errors,
-    ) -> Option<i64> {
+    pub fn req_int(&mut self, key: &'static str, lo: i64, hi: i64, errs: &mut Errors) -> Option<i64> {
         if !self.has(key) {
             self.required(key, &format!("a whole number from {lo} to {hi}"), errs);
             return None;
@@ -279,10 +240,7 @@ impl<'v> Obj<'v> {
         match v {
             Value::Bool(b) => Some(*b),
             other => {
-                errs.add(
-                    self.at(key),
-                    format!("expected true or false, got {}", show(other)),
-                );
+                errs.add(self.at(key), format!("expected true or false, got {}", show(other)));
                 None
             }
         }
@@ -293,10 +251,7 @@ impl<'v> Obj<'v> {
         match v {
             Value::String(s) if !s.is_empty() => Some(s),
             other => {
-                errs.add(
-                    self.at(key),
-                    format!("expected a non-empty string, got {}", show(other)),
-                );
+                errs.add(self.at(key), format!("expected a non-empty string, got {}", show(other)));
                 None
             }
         }
@@ -326,14 +281,9 @@ impl<'v> Obj<'v> {
             return default;
         }
         let v = self.get(key)?;
-        let found = v
-            .as_str()
-            .and_then(|s| allowed.iter().find(|a| **a == s).copied());
+        let found = v.as_str().and_then(|s| allowed.iter().find(|a| **a == s).copied());
         if found.is_none() {
-            errs.add(
-                self.at(key),
-                format!("unknown value {}; allowed: {}", show(v), allowed.join(", ")),
-            );
+            errs.add(self.at(key), format!("unknown value {}; allowed: {}", show(v), allowed.join(", ")));
         }
         found
     }

@@ -109,11 +109,7 @@ impl RttEstimator {
 
     /// The timeout to arm now (base RTO clamped, times back-off, capped).
     pub fn timeout(&self) -> Time {
-        let base = if self.samples == 0 {
-            self.initial_rto
-        } else {
-            self.rto.max(self.min_rto)
-        };
+        let base = if self.samples == 0 { self.initial_rto } else { self.rto.max(self.min_rto) };
         let mut t = base.saturating_mul(self.backoff as Time).min(self.max_rto);
         if let RttMode::Ns2 { tick } = self.mode {
             t = t.max(2 * tick);
@@ -150,12 +146,7 @@ mod tests {
 
     #[test]
     fn rfc6298_first_and_later_samples() {
-        let mut e = RttEstimator::new(
-            RttMode::Rfc6298 { granularity: MS },
-            200 * MS,
-            60_000 * MS,
-            1000 * MS,
-        );
+        let mut e = RttEstimator::new(RttMode::Rfc6298 { granularity: MS }, 200 * MS, 60_000 * MS, 1000 * MS);
         assert_eq!(e.timeout(), 1000 * MS);
         e.sample(100 * MS);
         // SRTT = 100, RTTVAR = 50, RTO = 100 + 200 = 300 ms.
@@ -193,12 +184,7 @@ mod tests {
 
     #[test]
     fn backoff_caps_at_max_rto() {
-        let mut e = RttEstimator::new(
-            RttMode::Rfc6298 { granularity: MS },
-            200 * MS,
-            2000 * MS,
-            1000 * MS,
-        );
+        let mut e = RttEstimator::new(RttMode::Rfc6298 { granularity: MS }, 200 * MS, 2000 * MS, 1000 * MS);
         for _ in 0..10 {
             e.back_off();
         }

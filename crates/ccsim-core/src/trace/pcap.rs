@@ -31,11 +31,7 @@ fn ip_of(node: u32) -> [u8; 4] {
 
 fn checksum(data: &[u8], mut sum: u32) -> u16 {
     for chunk in data.chunks(2) {
-        let w = if chunk.len() == 2 {
-            u16::from_be_bytes([chunk[0], chunk[1]])
-        } else {
-            u16::from_be_bytes([chunk[0], 0])
-        };
+        let w = if chunk.len() == 2 { u16::from_be_bytes([chunk[0], chunk[1]]) } else { u16::from_be_bytes([chunk[0], 0]) };
         sum += w as u32;
     }
     while sum >> 16 != 0 {
@@ -48,16 +44,8 @@ impl PcapWriter {
     /// Creates `path` (through a temporary name; [`PcapWriter::finish`] renames it).
     pub fn create(path: &Path) -> Result<Self, String> {
         let tmp = path.with_extension("pcap.partial");
-        let f = File::create(&tmp)
-            .map_err(|e| format!("cannot create pcap file {}: {e}", tmp.display()))?;
-        let mut w = PcapWriter {
-            out: Some(BufWriter::with_capacity(1 << 16, f)),
-            tmp,
-            path: path.to_path_buf(),
-            packets: 0,
-            error: None,
-            buf: Vec::with_capacity(160),
-        };
+        let f = File::create(&tmp).map_err(|e| format!("cannot create pcap file {}: {e}", tmp.display()))?;
+        let mut w = PcapWriter { out: Some(BufWriter::with_capacity(1 << 16, f)), tmp, path: path.to_path_buf(), packets: 0, error: None, buf: Vec::with_capacity(160) };
         let mut hdr = Vec::with_capacity(24);
         hdr.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes());
         hdr.extend_from_slice(&2u16.to_le_bytes());
@@ -88,10 +76,7 @@ impl PcapWriter {
         b.clear();
         // Ethernet.
         let (mf, mt) = (ip_of(from), ip_of(to));
-        b.extend_from_slice(&[
-            0x02, 0x00, mt[0], mt[1], mt[2], mt[3], 0x02, 0x00, mf[0], mf[1], mf[2], mf[3], 0x08,
-            0x00,
-        ]);
+        b.extend_from_slice(&[0x02, 0x00, mt[0], mt[1], mt[2], mt[3], 0x02, 0x00, mf[0], mf[1], mf[2], mf[3], 0x08, 0x00]);
         // IPv4.
         let tcp = matches!(p.kind, Kind::Data | Kind::Ack | Kind::Control);
         let (src, dst) = (ip_of(p.src), ip_of(p.dst));
@@ -106,16 +91,8 @@ impl PcapWriter {
         let c = checksum(&b[ip_start..ip_start + 20], 0);
         b[ip_start + 10..ip_start + 12].copy_from_slice(&c.to_be_bytes());
         let from_sender = p.kind != Kind::Ack;
-        let sport = if from_sender {
-            1024 + (p.flow % 60000) as u16
-        } else {
-            RECEIVER_PORT
-        };
-        let dport = if from_sender {
-            RECEIVER_PORT
-        } else {
-            1024 + (p.flow % 60000) as u16
-        };
+        let sport = if from_sender { 1024 + (p.flow % 60000) as u16 } else { RECEIVER_PORT };
+        let dport = if from_sender { RECEIVER_PORT } else { 1024 + (p.flow % 60000) as u16 };
         let l4_start = b.len();
         if tcp {
             let ts = p.flags & crate::packet::FLAG_TS != 0;
@@ -132,21 +109,13 @@ impl PcapWriter {
             b.extend_from_slice(&ack.to_be_bytes());
             b.push(0); // data offset, patched below
             b.push(flags);
-            let wnd = if p.kind == Kind::Ack {
-                p.wnd.min(65535) as u16
-            } else {
-                65535
-            };
+            let wnd = if p.kind == Kind::Ack { p.wnd.min(65535) as u16 } else { 65535 };
             b.extend_from_slice(&wnd.to_be_bytes());
             b.extend_from_slice(&[0, 0, 0, 0]);
             if ts {
                 b.extend_from_slice(&[1, 1, 8, 10]);
                 b.extend_from_slice(&((p.sent_at / 1000) as u32).to_be_bytes());
-                let ecr = if p.kind == Kind::Ack {
-                    (p.ts_echo / 1000) as u32
-                } else {
-                    0
-                };
+                let ecr = if p.kind == Kind::Ack { (p.ts_echo / 1000) as u32 } else { 0 };
                 b.extend_from_slice(&ecr.to_be_bytes());
             }
             if p.nsack > 0 {
@@ -192,16 +161,14 @@ impl PcapWriter {
     pub fn finish(&mut self) -> Result<PathBuf, String> {
         if let Some(mut out) = self.out.take() {
             if let Err(e) = out.flush() {
-                self.error
-                    .get_or_insert(format!("writing {}: {e}", self.tmp.display()));
+                self.error.get_or_insert(format!("writing {}: {e}", self.tmp.display()));
             }
         }
         if let Some(e) = &self.error {
             let _ = std::fs::remove_file(&self.tmp);
             return Err(e.clone());
         }
-        std::fs::rename(&self.tmp, &self.path)
-            .map_err(|e| format!("renaming {}: {e}", self.tmp.display()))?;
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| format!("renaming {}: {e}", self.tmp.display()))?;
         Ok(self.path.clone())
     }
 }
@@ -213,9 +180,7 @@ mod tests {
     #[test]
     fn ipv4_header_checksum_verifies() {
         // A header with its checksum filled in sums to 0xffff.
-        let mut h = [
-            0x45, 0, 0, 40, 0, 1, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-        ];
+        let mut h = [0x45, 0, 0, 40, 0, 1, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
         let c = checksum(&h, 0);
         h[10..12].copy_from_slice(&c.to_be_bytes());
         assert_eq!(checksum(&h, 0), 0);
@@ -227,33 +192,19 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.pcap");
         let mut w = PcapWriter::create(&path).unwrap();
-        let p = Packet {
-            kind: Kind::Data,
-            seq: 1000,
-            payload: 1000,
-            size: 1040,
-            src: 0,
-            dst: 1,
-            ..Default::default()
-        };
+        let p = Packet { kind: Kind::Data, seq: 1000, payload: 1000, size: 1040, src: 0, dst: 1, ..Default::default() };
         w.record(1_500_000_001, 0, 1, &p);
         let out = w.finish().unwrap();
         let bytes = std::fs::read(out).unwrap();
         assert_eq!(&bytes[0..4], &0xa1b2_3c4du32.to_le_bytes());
         // Record header: 1 s + 500000001 ns, caplen 54, len 1054.
         assert_eq!(u32::from_le_bytes(bytes[24..28].try_into().unwrap()), 1);
-        assert_eq!(
-            u32::from_le_bytes(bytes[28..32].try_into().unwrap()),
-            500_000_001
-        );
+        assert_eq!(u32::from_le_bytes(bytes[28..32].try_into().unwrap()), 500_000_001);
         assert_eq!(u32::from_le_bytes(bytes[32..36].try_into().unwrap()), 54);
         assert_eq!(u32::from_le_bytes(bytes[36..40].try_into().unwrap()), 1054);
         // TCP sequence number = 1000 + 1.
         let tcp = 40 + 14 + 20;
-        assert_eq!(
-            u32::from_be_bytes(bytes[tcp + 4..tcp + 8].try_into().unwrap()),
-            1001
-        );
+        assert_eq!(u32::from_be_bytes(bytes[tcp + 4..tcp + 8].try_into().unwrap()), 1001);
         std::fs::remove_dir_all(&dir).ok();
     }
 }
