@@ -991,31 +991,14 @@ mod tests {
             );
         }
         assert_eq!(pipe, 10 * mss);
-        // Below ssthresh (more losses): conservative, one for one; a safe ACK adds one.
-        let mut p = Prr {
-            recover_fs: 20 * mss,
-            delivered: 14 * mss,
-            out: 12 * mss,
-        };
-        assert_eq!(p.sndcnt(mss, 5 * mss, 10 * mss, mss, false), 3 * mss as i64);
-        let mut p = Prr {
-            recover_fs: 20 * mss,
-            delivered: 12 * mss,
-            out: 12 * mss,
-        };
-        assert_eq!(p.sndcnt(mss, 5 * mss, 10 * mss, mss, false), mss as i64);
-        let mut p = Prr {
-            recover_fs: 20 * mss,
-            delivered: 12 * mss,
-            out: 12 * mss,
-        };
-        assert_eq!(p.sndcnt(mss, 5 * mss, 10 * mss, mss, true), 2 * mss as i64);
-        // Never beyond ssthresh − pipe.
-        let mut p = Prr {
-            recover_fs: 20 * mss,
-            delivered: 12 * mss,
-            out: 2 * mss,
-        };
-        assert_eq!(p.sndcnt(mss, 9 * mss, 10 * mss, mss, true), mss as i64);
+        // Below ssthresh (pipe 5 of 10 segments, after more losses): conservative, one for
+        // one; a safe ACK adds one; never beyond ssthresh − pipe.
+        // (delivered, out, pipe, safe ACK) in segments → sndcnt in segments.
+        for (delivered, out, pipe, safe, want) in
+            [(14, 12, 5, false, 3), (12, 12, 5, false, 1), (12, 12, 5, true, 2), (12, 2, 9, true, 1)]
+        {
+            let mut p = Prr { recover_fs: 20 * mss, delivered: delivered * mss, out: out * mss };
+            assert_eq!(p.sndcnt(mss, pipe * mss, 10 * mss, mss, safe), want * mss as i64, "{delivered} {out} {pipe} {safe}");
+        }
     }
 }
