@@ -137,6 +137,42 @@ def test_bench_classic_runs_without_prr(cli, tmp_path):
     assert s1["goodput_bps"] != _core.bench_tcp("S1")["goodput_bps"]
 
 
+def test_bench_ns3_gets_ccsims_start_times(cli, tmp_path):
+    """`--ns3` hands the ns-3 script ccsim's own flow start times (so the two simulators
+    start every flow at the same instant) and takes its result into the ratio."""
+    fake = tmp_path / "fake_ns3.py"
+    seen = tmp_path / "seen.json"
+    fake.write_text(f"""
+import json, sys
+starts = json.load(open(sys.argv[sys.argv.index("--starts") + 1]))
+json.dump({{"argv": sys.argv[1:], "starts": starts}}, open({str(seen)!r}, "w"))
+print(json.dumps({{"simulator": "ns-3", "wall_s": 2.0, "cpu_s": 1.5, "goodput_bps": 9.0e7, "goodput_steady_bps": 9.5e7}}))
+""")
+    import sys
+
+    r = cli("bench", "-s", "S1", "--reps", "1", "--memory-flows", "0", "--ns3", sys.executable, "--ns3-script", fake,
+            "--json", tmp_path / "n.json")
+    assert r.returncode == 0, r.stderr
+    got = json.loads(seen.read_text())
+    assert got["argv"][0] == "S1"
+    data = json.loads((tmp_path / "n.json").read_text())
+    entry = data["scenarios"]["S1"]
+    ccsim_starts = entry["best"]["starts_ns"]
+    assert got["starts"] == ccsim_starts and len(ccsim_starts) == 10
+    assert all(0 <= t < 1_000_000_000 for t in ccsim_starts) and len(set(ccsim_starts)) == 10
+    # The same instants as the flows' start_s of an ordinary run of the scenario.
+    import ccsim
+    from ccsim import _core
+    from ccsim.scenario import loads
+
+    sc = loads(_core.bench_scenario("S1"))
+    sc["simulation"]["duration"] = 0.1
+    assert [round(t * 1e9) for t in ccsim.run(sc).flows["start_s"]] == ccsim_starts
+    assert entry["ns3_best"]["same_starts"] is True
+    assert entry["speedup"] == 1.5 / entry["best"]["wall_s"]
+    assert abs(entry["goodput_diff"] - (entry["best"]["goodput_bps"] / 9.0e7 - 1)) < 1e-12
+
+
 def test_bench_unknown_scenario_exit_2(cli):
     r = cli("bench", "-s", "S9")
     assert r.returncode == 2

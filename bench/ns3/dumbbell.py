@@ -3,7 +3,7 @@
 Run with a Python that has ns-3's PyPI package (`pip install ns3`, 3.44):
 
     python bench/ns3/dumbbell.py S1 [--duration SECONDS] [--sack] [--classic] [--limited-transmit]
-                                     [--count-recoveries] [--startup-trace STEP] [--seed N]
+                                     [--count-recoveries] [--startup-trace STEP] [--seed N | --starts FILE]
 
 The scenario's parameters are given on the command line by `ccsim bench --ns3` (or here
 through PARAMS), read from the same definitions ccsim uses (crates/ccsim-core/src/bench.rs).
@@ -22,8 +22,9 @@ Model matching (see docs/benchmarks.md): TcpNewReno with ns-3's default PRR reco
 headers, 1460-byte segments -> 1500-byte IP packets), an ACK per segment (DelAckCount 1),
 initial window 2, minimum RTO 200 ms, no limited transmit (ccsim has none), socket buffers
 of PARAMS' size (ccsim's `window` is the same number of bytes), BulkSend to PacketSink, flows
-starting uniformly within the first second; point-to-point links with DropTail device
-queues of the given sizes and no traffic-control queue discs.
+starting at the times given by --starts (ccsim's), else uniformly within the first second;
+point-to-point links with DropTail device queues of the given sizes and no traffic-control
+queue discs.
 """
 
 import json
@@ -107,11 +108,18 @@ def main():
         recv_addrs.append(ifs.GetAddress(1))
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 
-    # Start times: Python's random with --seed (default 1); ccsim draws its own (its
-    # simulation.seed), so the two simulators' start times differ but are equally distributed.
-    rng = random.Random(int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 1)
+    # Start times: with --starts FILE (a JSON list of nanoseconds, one per flow: `ccsim
+    # bench --ns3` passes ccsim's own draws), the same as ccsim's; otherwise Python's random
+    # with --seed (default 1), equally distributed but not the same times.
+    if "--starts" in sys.argv:
+        with open(sys.argv[sys.argv.index("--starts") + 1]) as f:
+            starts_ns = [int(t) for t in json.load(f)]
+        if len(starts_ns) != flows:
+            raise SystemExit(f"--starts: {len(starts_ns)} start times for {flows} flows")
+    else:
+        rng = random.Random(int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 1)
+        starts_ns = [int(rng.random() * 1e9) for _ in range(flows)]
     sinks = []
-    starts = []
     port = 5201
     for i in range(flows):
         sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
@@ -122,12 +130,10 @@ def main():
         bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
         bulk.SetAttribute("SendSize", ns.UintegerValue(1460))
         s = bulk.Install(senders.Get(i))
-        start = rng.random()
-        starts.append(start)
-        s.Start(ns.Seconds(start))
+        s.Start(ns.NanoSeconds(starts_ns[i]))
     if "--startup-trace" in sys.argv:
         step = float(sys.argv[sys.argv.index("--startup-trace") + 1])
-        return startup_trace(ns, senders, routers, bott, sinks, starts, secs, step)
+        return startup_trace(ns, senders, routers, bott, sinks, starts_ns, secs, step)
     # Two phases, to also report the goodput after a 10 s warm-up (steady state).
     warm = min(10.0, secs / 2)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -195,7 +201,7 @@ def connect_recovery_counters(router):
         raise SystemExit("could not connect the diagnostic trace sinks")
     return cppyy.gbl.ccsim_diag
 
-def startup_trace(ns, senders, routers, bott, sinks, starts, secs, step):
+def startup_trace(ns, senders, routers, bott, sinks, starts_ns, secs, step):
     """Cumulative counters every `step` simulated seconds from 0 (one JSON line each).
     Each sender's socket is connected 1 ns after its application starts (it creates the
     socket then): its congestion-state changes and every data segment it sends."""
@@ -229,8 +235,8 @@ def startup_trace(ns, senders, routers, bott, sinks, starts, secs, step):
         ns3::Config::ConnectWithoutContextFailSafe(base + "CongState", ns3::MakeCallback(&on_cong));
         ns3::Config::ConnectWithoutContextFailSafe(base + "Tx", ns3::MakeCallback(&on_tx));
       }
-      void schedule_connect(int node, double at) {
-        ns3::Simulator::Schedule(ns3::Seconds(at) + ns3::NanoSeconds(1), &connect_node, node);
+      void schedule_connect(int node, int64_t at_ns) {
+        ns3::Simulator::Schedule(ns3::NanoSeconds(at_ns + 1), &connect_node, node);
       }
       bool connect_router(int router, ns3::Ptr<ns3::NetDevice> bott) {
         bott->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(&on_bott_tx));
@@ -240,7 +246,7 @@ def startup_trace(ns, senders, routers, bott, sinks, starts, secs, step):
     }
     """)
     c = cppyy.gbl.ccsim_start
-    for i, t in enumerate(starts):
+    for i, t in enumerate(starts_ns):
         c.schedule_connect(senders.Get(i).GetId(), t)
     if not c.connect_router(routers.Get(0).GetId(), bott.Get(0)):
         raise SystemExit("could not connect the diagnostic trace sinks")

@@ -46,9 +46,19 @@ def ccsim_run(name: str, flows: int = 10, rate: float = 1e9, duration: float = 5
     return r
 
 
-def ns3_run(python: str, script: Path, name: str, sack: bool = False, classic: bool = False) -> dict:
-    r, rss = _spawn([python, str(script), name] + _variant(sack, classic))
+def ns3_run(python: str, script: Path, name: str, sack: bool = False, classic: bool = False,
+            starts_ns: list[int] | None = None) -> dict:
+    """ns-3's run of scenario `name`; `starts_ns`: the flows' start times (ccsim's, so that
+    both simulators start every flow at the same instant), else the script draws its own."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        extra = []
+        if starts_ns is not None:
+            json.dump(starts_ns, f)
+            f.flush()
+            extra = ["--starts", f.name]
+        r, rss = _spawn([python, str(script), name] + _variant(sack, classic) + extra)
     r["peak_rss_mb"] = rss
+    r["same_starts"] = starts_ns is not None
     return r
 
 
@@ -74,7 +84,8 @@ def run_suite(names: list[str], reps: int, ns3_python: str | None, ns3_script: P
             if on_result:
                 on_result(name, "ccsim", entry["ccsim"][-1])
             if ns3_python and name in TCP:
-                entry["ns3"].append(ns3_run(ns3_python, ns3_script, name, sack=sack, classic=classic))
+                entry["ns3"].append(ns3_run(ns3_python, ns3_script, name, sack=sack, classic=classic,
+                                            starts_ns=entry["ccsim"][-1].get("starts_ns")))
                 if on_result:
                     on_result(name, "ns3", entry["ns3"][-1])
         best = min(entry["ccsim"], key=lambda r: r["wall_s"])

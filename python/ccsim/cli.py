@@ -275,6 +275,9 @@ def bench_cmd(
                     if nb else ["-"] * 5)
         t.add_row(*row)
     out.print(t)
+    if ns3:
+        out.print("ns-3 ran each scenario with ccsim's own flow start times (bench/ns3/dumbbell.py --starts); "
+                  "speed-up = ns-3's CPU time of Simulator::Run / ccsim's wall time of its event loop")
     out.print(f"peak RSS = whole process; engine MB = peak RSS minus an idle ccsim process ({res['baseline_rss_mb']:.0f} MB: "
               "Python, numpy, pyarrow)")
     if "idle_memory" in res:

@@ -19,6 +19,9 @@ pub struct BenchResult {
     /// Payload bytes delivered by all flows × 8 / simulated time, bit/s.
     pub goodput_bps: f64,
     pub flows: usize,
+    /// Each flow's start time (after its start jitter), ns: `ccsim bench --ns3` gives ns-3
+    /// the same start times.
+    pub starts_ns: Vec<i64>,
 }
 
 /// A CBR dumbbell: `flows` CBR sources offering `load` × the bottleneck rate in total,
@@ -125,6 +128,8 @@ pub fn measure_with(name: &str, toml: &str, bottleneck: &str, steady: bool) -> R
     let goodput_bps: f64 =
         res.flows.i64("goodput_bytes").map(|v| v.iter().sum::<i64>() as f64 * 8.0 / res.sim_time_s).unwrap_or(0.0);
     let flows = res.flows.rows();
+    // Start times are whole nanoseconds below 2^53, so seconds as f64 convert back exactly.
+    let starts_ns = res.flows.f64("start_s").map(|v| v.iter().map(|s| (s * 1e9).round() as i64).collect()).unwrap_or_default();
     drop(res.series);
     let goodput_steady_bps = if steady { steady_goodput(toml)? } else { f64::NAN };
     // Departures of the bottleneck's forward (a->b) direction; link directions are listed
@@ -147,6 +152,7 @@ pub fn measure_with(name: &str, toml: &str, bottleneck: &str, steady: bool) -> R
         goodput_bps,
         goodput_steady_bps,
         flows,
+        starts_ns,
     })
 }
 

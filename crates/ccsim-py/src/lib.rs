@@ -157,6 +157,7 @@ fn bench_dict(py: Python<'_>, r: ccsim_core::bench::BenchResult) -> PyResult<PyO
     d.set_item("bottleneck_pkts", r.bottleneck_pkts)?;
     d.set_item("bottleneck_pkts_per_s", r.bottleneck_pkts_per_s)?;
     d.set_item("peak_packets", r.peak_packets)?;
+    d.set_item("starts_ns", r.starts_ns)?;
     Ok(d.into_py(py))
 }
 
