@@ -204,3 +204,32 @@ def test_analytic_models():
     assert pftk(0.05, 0.1, 0.2) < 0.85 * mathis(0.05, 0.1)
     # A window cap binds: at most wmax/RTT.
     assert pftk(1e-5, 0.1, 0.2, wmax=20) <= 20 / 0.1 * 1.01
+
+
+def test_bench_ccsim_trace_cuts_the_scenario(tmp_path):
+    """bench/ccsim_trace.py (ccsim's side of the ns-3 script's --startup-trace): one line per
+    cut, cumulative counters that never decrease, the last cut equal to a run that long."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import ccsim
+    from ccsim import _core
+    from ccsim.scenario import loads
+
+    script = Path(__file__).resolve().parent.parent / "bench" / "ccsim_trace.py"
+    out = subprocess.run([sys.executable, str(script), "S1", "1.5", "0.5", 'recovery="sack"'], capture_output=True,
+                         text=True, check=True).stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["t"] for r in rows] == [0.5, 1.0, 1.5]
+    for a, b in zip(rows, rows[1:]):
+        assert all(b[k] >= a[k] for k in a if k != "idle_flows")
+    sc = loads(_core.bench_scenario("S1"))
+    sc["flows"][0]["recovery"] = "sack"
+    sc["simulation"]["duration"] = 1.5
+    r = ccsim.run(sc)
+    assert rows[-1]["goodput_bytes"] == int(r.flows["goodput_bytes"].sum()) > 0
+    assert rows[-1]["bottleneck_drops"] > 0
+    bad = subprocess.run([sys.executable, str(script), "S9", "1", "1"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "unknown benchmark" in bad.stderr

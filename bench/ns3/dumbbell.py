@@ -13,7 +13,8 @@ the warm-up (transitions into CA_RECOVERY and CA_LOSS, counted by a C++ callback
 socket's CongState) and the drops at the bottleneck's sender-side router (a diagnostic,
 not for timing). With --startup-trace STEP, instead, one JSON line per STEP seconds from the
 start: cumulative goodput bytes, data segments sent and retransmitted, fast recoveries,
-timeouts, drops at the bottleneck and packets sent across it, idle flows (a diagnostic
+timeouts, drops at the bottleneck and packets sent across it, idle flows, data segments
+the receivers already had (below their next expected byte, or held out of order) (a diagnostic
 of the start-up, compared with ccsim runs cut at the same times).
 
 Model matching (see docs/benchmarks.md): TcpNewReno with ns-3's default PRR recovery
@@ -133,7 +134,7 @@ def main():
         s.Start(ns.NanoSeconds(starts_ns[i]))
     if "--startup-trace" in sys.argv:
         step = float(sys.argv[sys.argv.index("--startup-trace") + 1])
-        return startup_trace(ns, senders, routers, bott, sinks, starts_ns, secs, step)
+        return startup_trace(ns, senders, receivers, routers, bott, sinks, starts_ns, secs, step)
     # Two phases, to also report the goodput after a 10 s warm-up (steady state).
     warm = min(10.0, secs / 2)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -201,7 +202,7 @@ def connect_recovery_counters(router):
         raise SystemExit("could not connect the diagnostic trace sinks")
     return cppyy.gbl.ccsim_diag
 
-def startup_trace(ns, senders, routers, bott, sinks, starts_ns, secs, step):
+def startup_trace(ns, senders, receivers, routers, bott, sinks, starts_ns, secs, step):
     """Cumulative counters every `step` simulated seconds from 0 (one JSON line each).
     Each sender's socket is connected 1 ns after its application starts (it creates the
     socket then): its congestion-state changes and every data segment it sends."""
@@ -211,8 +212,38 @@ def startup_trace(ns, senders, routers, bott, sinks, starts_ns, secs, step):
     #include "ns3/tcp-socket-state.h"
     #include "ns3/tcp-header.h"
     #include "ns3/packet.h"
+    #include "ns3/ipv4-header.h"
+    #include "ns3/ipv4.h"
     #include <map>
     namespace ccsim_start {
+      // Receiver side: data segments entirely below the receiver's next expected byte
+      // (as ccsim's duplicate_segments), and copies of segments held out of order.
+      long dup_old = 0, dup_ooo = 0;
+      struct Rcv { uint32_t nxt = 1; std::map<uint32_t, uint32_t> ooo; };
+      std::map<uint32_t, Rcv> rcv;
+      void on_l3_rx(ns3::Ptr<const ns3::Packet> p, ns3::Ptr<ns3::Ipv4> ip, uint32_t) {
+        ns3::Ptr<ns3::Packet> q = p->Copy();
+        ns3::Ipv4Header iph;
+        q->RemoveHeader(iph);
+        if (iph.GetProtocol() != 6) return;
+        ns3::TcpHeader th;
+        q->RemoveHeader(th);
+        uint32_t len = q->GetSize();
+        if (len == 0) return;
+        Rcv& r = rcv[ip->GetObject<ns3::Node>()->GetId()];
+        uint32_t s = th.GetSequenceNumber().GetValue(), e = s + len;
+        if ((int32_t)(e - r.nxt) <= 0) { dup_old++; return; }
+        if (s != r.nxt) { if (!r.ooo.emplace(s, e).second) dup_ooo++; return; }
+        r.nxt = e;
+        for (auto it = r.ooo.begin(); it != r.ooo.end() && (int32_t)(it->first - r.nxt) <= 0;) {
+          if ((int32_t)(it->second - r.nxt) > 0) r.nxt = it->second;
+          it = r.ooo.erase(it);
+        }
+      }
+      void connect_receiver(int node) {
+        ns3::Config::ConnectWithoutContextFailSafe("/NodeList/" + std::to_string(node) + "/$ns3::Ipv4L3Protocol/Rx",
+                                                   ns3::MakeCallback(&on_l3_rx));
+      }
       long recov = 0, loss = 0, drops = 0, tx_data = 0, retx = 0, bott_tx = 0;
       std::map<const void*, uint32_t> high;
       void on_cong(ns3::TcpSocketState::TcpCongState_t from, ns3::TcpSocketState::TcpCongState_t to) {
@@ -248,6 +279,7 @@ def startup_trace(ns, senders, routers, bott, sinks, starts_ns, secs, step):
     c = cppyy.gbl.ccsim_start
     for i, t in enumerate(starts_ns):
         c.schedule_connect(senders.Get(i).GetId(), t)
+        c.connect_receiver(receivers.Get(i).GetId())
     if not c.connect_router(routers.Get(0).GetId(), bott.Get(0)):
         raise SystemExit("could not connect the diagnostic trace sinks")
     t, t0 = 0.0, time.process_time()
@@ -259,6 +291,7 @@ def startup_trace(ns, senders, routers, bott, sinks, starts_ns, secs, step):
         print(json.dumps({"t": round(t, 9), "goodput_bytes": sum(per), "data_sent": int(c.tx_data), "retransmitted": int(c.retx),
                           "fast_recoveries": int(c.recov), "timeouts": int(c.loss), "bottleneck_drops": int(c.drops),
                           "bottleneck_sent": int(c.bott_tx), "idle_flows": sum(1 for x in per if x == 0),
+                          "duplicates_received": int(c.dup_old), "duplicates_of_held": int(c.dup_ooo),
                           "cpu_s": time.process_time() - t0}), flush=True)
     ns.Simulator.Destroy()
 
