@@ -4,6 +4,7 @@ Run with a Python that has ns-3's PyPI package (`pip install ns3`, 3.44):
 
     python bench/ns3/dumbbell.py S1 [--duration SECONDS] [--sack] [--classic] [--limited-transmit]
                                      [--count-recoveries] [--startup-trace STEP] [--seed N | --starts FILE]
+                                     [--pcap PREFIX]
 
 The scenario's parameters are given on the command line by `ccsim bench --ns3` (or here
 through PARAMS), read from the same definitions ccsim uses (crates/ccsim-core/src/bench.rs).
@@ -106,6 +107,11 @@ def main():
         ifs = addr.Assign(b)
         tch.Uninstall(a)
         tch.Uninstall(b)
+        if i == 0 and "--pcap" in sys.argv:
+            # Diagnostic: flow 0's sender-side and receiver-side access devices (PPP frames).
+            prefix = sys.argv[sys.argv.index("--pcap") + 1]
+            acc.EnablePcap(prefix + "-sender", a.Get(0), True)
+            acc.EnablePcap(prefix + "-receiver", b.Get(1), True)
         recv_addrs.append(ifs.GetAddress(1))
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 

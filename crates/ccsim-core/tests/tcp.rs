@@ -527,3 +527,22 @@ interval = "1ms"
     // Afterwards the flows behave alike: same goodput within what the delay costs.
     assert!(col(&hs, "goodput_bytes")[0] > 0.95 * col(&plain, "goodput_bytes")[0]);
 }
+
+/// `rto_backoff_reset = "new_ack"` (ns-3): an ACK of new data clears the back-off of a
+/// timeout even without a valid RTT sample; the default keeps it until one (Karn, RFC 6298
+/// section 5, ns-2). At 20 % loss timeouts follow each other, and the ACKs of retransmitted
+/// data (no sample) in between re-arm the timer backed off or not.
+#[test]
+fn rto_backoff_reset_on_new_ack_as_ns3() {
+    let base = lossy_path(0.2, "newreno", 60, 1);
+    let run = |extra: &str| run_toml(&base.replacen("window = 100000", &format!("window = 100000\n{extra}"), 1)).unwrap();
+    let (karn, ns3) = (run(""), run("rto_backoff_reset = \"new_ack\""));
+    assert!(col(&karn, "timeouts")[0] >= 20.0, "{}", col(&karn, "timeouts")[0]);
+    let (k, n) = (col(&karn, "mean_rto_s")[0], col(&ns3, "mean_rto_s")[0]);
+    assert!(n < k * 0.9, "mean RTO armed: new_ack {n} s, rtt_sample {k} s");
+    assert_eq!(col(&run("rto_backoff_reset = \"rtt_sample\""), "mean_rto_s"), col(&karn, "mean_rto_s"));
+    let bad = ccsim_core::scenario::from_toml(&base.replacen("window = 100000", "window = 100000\nrto_backoff_reset = \"never\"", 1))
+        .err()
+        .expect("bad value accepted");
+    assert!(bad.iter().any(|e| e.path == "flows[0].rto_backoff_reset" && e.message.contains("new_ack")), "{bad:?}");
+}

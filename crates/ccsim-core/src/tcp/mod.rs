@@ -64,6 +64,10 @@ pub struct TcpConfig {
     /// Open the connection with a SYN / SYN-ACK exchange before sending data (ns-3, real
     /// stacks); ns-2's one-way TCP sends data at the start time.
     pub handshake: bool,
+    /// Clear the RTO back-off on every ACK of new data (ns-3's `TcpSocketBase::NewAck`
+    /// recomputes the RTO from the estimator), instead of keeping it until a valid RTT
+    /// sample (RFC 6298 section 5 with Karn's rule; ns-2, Linux).
+    pub backoff_reset_on_ack: bool,
 }
 
 impl TcpConfig {
@@ -101,6 +105,7 @@ impl TcpConfig {
             overhead: 0,
             prr: false,
             handshake: false,
+            backoff_reset_on_ack: false,
         }
     }
 
@@ -131,6 +136,7 @@ impl TcpConfig {
             overhead: 0,
             prr: true,
             handshake: true,
+            backoff_reset_on_ack: false,
         }
     }
 }
@@ -140,7 +146,8 @@ impl TcpConfig {
 /// overrides: `mss`, `window` (segments), `initial_window`, `initial_ssthresh`,
 /// `delayed_ack`, `delack_count`, `delack_timeout`, `rtt_estimator` (`ns2` | `rfc6298`),
 /// `clock_granularity`, `min_rto`, `max_rto`, `initial_rto`, `timestamps`,
-/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`.
+/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`,
+/// `rto_backoff_reset` (`rtt_sample` | `new_ack`).
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
     let profile = o.choice("profile", &["ns2", "linux"], Some("ns2"), errs)?;
     let mut c = if profile == "linux" {
@@ -227,6 +234,9 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
     let prr = o.boolean("prr", errs);
     if let Some(v) = o.boolean("handshake", errs) {
         c.handshake = v;
+    }
+    if o.has("rto_backoff_reset") {
+        c.backoff_reset_on_ack = o.choice("rto_backoff_reset", &["rtt_sample", "new_ack"], None, errs) == Some("new_ack");
     }
     if o.has("bytes") {
         let v = o.get("bytes").unwrap();

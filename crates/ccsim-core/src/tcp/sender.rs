@@ -809,6 +809,9 @@ impl Agent for TcpSender {
         }
         if let Some(r) = rtt_sample {
             self.rtt.sample(r);
+        } else if new && self.cfg.backoff_reset_on_ack {
+            // ns-3: every ACK of new data re-arms the timer with the estimator's RTO.
+            self.rtt.backoff = 1;
         }
         let mut info = AckInfo {
             now: ctx.now,
