@@ -22,7 +22,8 @@ Model matching (see docs/benchmarks.md): TcpNewReno with ns-3's default PRR reco
 (ccsim's `prr = true`; --classic: ns-3's classic recovery, ccsim's `prr = false`), SACK off
 (on with --sack, to compare with ccsim's `recovery = "sack"`), timestamps off (40-byte
 headers, 1460-byte segments -> 1500-byte IP packets), an ACK per segment (DelAckCount 1),
-initial window 2, minimum RTO 200 ms, no limited transmit (ccsim has none), socket buffers
+initial window 2, minimum RTO 200 ms (ns-3 clears the RTO back-off on every new ACK: ccsim's
+`rto_backoff_reset = "new_ack"`), no limited transmit (ccsim has none), socket buffers
 of PARAMS' size (ccsim's `window` is the same number of bytes), BulkSend to PacketSink, flows
 starting at the times given by --starts (ccsim's), else uniformly within the first second;
 point-to-point links with DropTail device queues of the given sizes and no traffic-control

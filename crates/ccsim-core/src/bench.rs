@@ -66,7 +66,9 @@ jitter = true
 /// - `S4`: 1000 flows, 10 Gb/s 10 ms bottleneck, 2000-packet queue, 100 Gb/s 1 ms access, 5 s.
 ///
 /// Flows start within the first second (uniformly at random) so that they do not all
-/// slow-start in lockstep.
+/// slow-start in lockstep. NewReno with PRR, a handshake, the socket buffer as window and
+/// the RTO back-off cleared by every new ACK: ns-3's TcpNewReno as bench/ns3/dumbbell.py
+/// runs it.
 pub fn tcp_scenario(name: &str) -> Option<String> {
     // The last column is the socket buffer in MiB, as bench/ns3/dumbbell.py (8 × (BDP +
     // queue) shared out per flow, at least 1 MiB, at most 64 MiB): ns-3's receive buffer
@@ -99,6 +101,7 @@ profile = "ns2"
 recovery = "newreno"
 prr = true
 handshake = true
+rto_backoff_reset = "new_ack"
 count = {flows}
 src = "s{{i}}"
 dst = "d{{i}}"
