@@ -169,8 +169,26 @@ print(json.dumps({{"simulator": "ns-3", "wall_s": 2.0, "cpu_s": 1.5, "goodput_bp
     sc["simulation"]["duration"] = 0.1
     assert [round(t * 1e9) for t in ccsim.run(sc).flows["start_s"]] == ccsim_starts
     assert entry["ns3_best"]["same_starts"] is True
+    assert "speed-up" in r.stdout and f"{entry['speedup']:.0f}x" in r.stdout
     assert entry["speedup"] == 1.5 / entry["best"]["wall_s"]
     assert abs(entry["goodput_diff"] - (entry["best"]["goodput_bps"] / 9.0e7 - 1)) < 1e-12
+
+
+def test_piped_output_keeps_wide_tables_whole():
+    """Without a terminal (and without $COLUMNS) rich would cut tables to 80 columns; the
+    CLI prints them whole, so that a log or file holds every header and value."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).with_name("ccsim")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "ccsim"]
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    r = subprocess.run(cmd + ["bench", "-s", "cbr", "--flows", "2", "--duration", "0.2", "--reps", "1", "--memory-flows", "0"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "M bottleneck pkts/s" in r.stdout and "engine MB" in r.stdout and "…" not in r.stdout
 
 
 def test_bench_unknown_scenario_exit_2(cli):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 from pathlib import Path
 from typing import List, Optional
 
@@ -21,7 +22,10 @@ from .scenario import ScenarioError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="ccsim: a fast, validated packet-level network simulator.")
-out = Console()
+# Piped or redirected output (logs, files, CI) is not cut to 80 columns: wide tables such as
+# `bench --ns3`'s stay readable. A terminal (or $COLUMNS) keeps its own width.
+_WIDE = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 200
+out = Console(width=_WIDE)
 err = Console(stderr=True)
 
 
