@@ -226,6 +226,7 @@ def startup_trace(ns, senders, receivers, routers, bott, sinks, starts_ns, secs,
       // Receiver side: data segments entirely below the receiver's next expected byte
       // (as ccsim's duplicate_segments), and copies of segments held out of order.
       long dup_old = 0, dup_ooo = 0;
+      // ns-3's initial sequence number is 0 and the SYN takes one, so data starts at 1.
       struct Rcv { uint32_t nxt = 1; std::map<uint32_t, uint32_t> ooo; };
       std::map<uint32_t, Rcv> rcv;
       void on_l3_rx(ns3::Ptr<const ns3::Packet> p, ns3::Ptr<ns3::Ipv4> ip, uint32_t) {

@@ -50,13 +50,14 @@ def ns3_run(python: str, script: Path, name: str, sack: bool = False, classic: b
             starts_ns: list[int] | None = None) -> dict:
     """ns-3's run of scenario `name`; `starts_ns`: the flows' start times (ccsim's, so that
     both simulators start every flow at the same instant), else the script draws its own."""
-    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
-        extra = []
-        if starts_ns is not None:
+    cmd = [python, str(script), name] + _variant(sack, classic)
+    if starts_ns is None:
+        r, rss = _spawn(cmd)
+    else:
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
             json.dump(starts_ns, f)
             f.flush()
-            extra = ["--starts", f.name]
-        r, rss = _spawn([python, str(script), name] + _variant(sack, classic) + extra)
+            r, rss = _spawn(cmd + ["--starts", f.name])
     r["peak_rss_mb"] = rss
     r["same_starts"] = starts_ns is not None
     return r

@@ -131,7 +131,8 @@ pub fn measure_with(name: &str, toml: &str, bottleneck: &str, steady: bool) -> R
     let goodput_bps: f64 =
         res.flows.i64("goodput_bytes").map(|v| v.iter().sum::<i64>() as f64 * 8.0 / res.sim_time_s).unwrap_or(0.0);
     let flows = res.flows.rows();
-    // Start times are whole nanoseconds below 2^53, so seconds as f64 convert back exactly.
+    // The table holds seconds (f64) of whole nanoseconds; for times below 10^15 ns (11 days)
+    // the f64 error times 10^9 stays far under half a nanosecond, so rounding recovers them.
     let starts_ns = res.flows.f64("start_s").map(|v| v.iter().map(|s| (s * 1e9).round() as i64).collect()).unwrap_or_default();
     drop(res.series);
     let goodput_steady_bps = if steady { steady_goodput(toml)? } else { f64::NAN };

@@ -132,11 +132,10 @@ fn fast_paths_equal_per_hop_events_bit_for_bit() {
 #[test]
 fn fast_paths_equal_per_hop_events_on_benchmark_dumbbells() {
     for (name, secs) in [("S1", 8.0), ("S3", 1.5)] {
-        // S3 without the benchmarks' ns-3 back-off rule: with it, a tie swapped at S3's bottleneck
-        // (see `same_counts`: already 16 of its 8 125 drops by 1.5 s come 12 µs apart in the
-        // two implementations) moves one drop from flow 78 to flow 54 at 1.4547 s; with
-        // the RFC 6298 back-off no tie decides a drop in this window, so the counts can be
-        // compared exactly.
+        // S3 without the benchmarks' ns-3 back-off rule: with it, one drop moves from flow 78
+        // to flow 54 at 1.4547 s between the two implementations, consistent with a swapped
+        // tie (see `same_counts`: with the RFC 6298 back-off, 16 of S3's 8 125 drops by 1.5 s
+        // already come 12 µs apart and 4 in another order, with the same dropped packets).
         let mut toml = ccsim_core::bench::tcp_scenario(name).unwrap();
         if name == "S3" {
             toml = toml.replace("rto_backoff_reset = \"new_ack\"\n", "");

@@ -117,6 +117,11 @@ impl RttEstimator {
         t
     }
 
+    /// Ends a timeout's back-off without an RTT sample (ns-3 on every ACK of new data).
+    pub fn clear_backoff(&mut self) {
+        self.backoff = 1;
+    }
+
     /// A timeout expired: double the back-off (capped).
     pub fn back_off(&mut self) {
         if self.timeout() < self.max_rto && self.backoff < MAX_BACKOFF {

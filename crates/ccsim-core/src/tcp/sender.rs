@@ -811,7 +811,7 @@ impl Agent for TcpSender {
             self.rtt.sample(r);
         } else if new && self.cfg.backoff_reset_on_ack {
             // ns-3: every ACK of new data re-arms the timer with the estimator's RTO.
-            self.rtt.backoff = 1;
+            self.rtt.clear_backoff();
         }
         let mut info = AckInfo {
             now: ctx.now,
