@@ -128,8 +128,7 @@ pub fn measure_with(name: &str, toml: &str, bottleneck: &str, steady: bool) -> R
     let sim = Simulation::with_options(spec, &Default::default())?;
     let res = sim.run_to_results(None);
     // Goodput over the whole run (as the ns-3 script measures it), not per flow's active time.
-    let goodput_bps: f64 =
-        res.flows.i64("goodput_bytes").map(|v| v.iter().sum::<i64>() as f64 * 8.0 / res.sim_time_s).unwrap_or(0.0);
+    let goodput_bps: f64 = res.flows.i64("goodput_bytes").map(|v| v.iter().sum::<i64>() as f64 * 8.0 / res.sim_time_s).unwrap_or(0.0);
     let flows = res.flows.rows();
     // The table holds seconds (f64) of whole nanoseconds; for times below 10^15 ns (11 days)
     // the f64 error times 10^9 stays far under half a nanosecond, so rounding recovers them.

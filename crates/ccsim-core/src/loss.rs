@@ -105,6 +105,44 @@ impl LossModel for DropList {
     }
 }
 
+/// Scenario: `{ kind = "bernoulli", p = 0.01 }`.
+pub fn parse_bernoulli(o: &mut crate::scenario::Obj, errs: &mut crate::scenario::Errors) -> Option<crate::scenario::LossBuilder> {
+    let p = o.req_float("p", 0.0, 1.0, errs)?;
+    Some(Box::new(move |rng| Box::new(Bernoulli::new(p, rng))))
+}
+
+/// Scenario: `{ kind = "gilbert_elliott", p_gb = 0.01, p_bg = 0.3, loss_good = 0, loss_bad = 1 }`.
+pub fn parse_gilbert_elliott(o: &mut crate::scenario::Obj, errs: &mut crate::scenario::Errors) -> Option<crate::scenario::LossBuilder> {
+    let p_gb = o.req_float("p_gb", 0.0, 1.0, errs);
+    let p_bg = o.req_float("p_bg", 0.0, 1.0, errs);
+    let lg = o.float("loss_good", 0.0, 1.0, errs).unwrap_or(0.0);
+    let lb = o.float("loss_bad", 0.0, 1.0, errs).unwrap_or(1.0);
+    let (p_gb, p_bg) = (p_gb?, p_bg?);
+    if p_gb + p_bg <= 0.0 {
+        errs.add(o.at("p_bg"), "p_gb and p_bg cannot both be 0");
+        return None;
+    }
+    Some(Box::new(move |rng| Box::new(GilbertElliott::new(p_gb, p_bg, lg, lb, rng))))
+}
+
+/// Scenario: `{ kind = "drop_list", packets = [20, 21, 25] }`.
+pub fn parse_drop_list(o: &mut crate::scenario::Obj, errs: &mut crate::scenario::Errors) -> Option<crate::scenario::LossBuilder> {
+    let Some(v) = o.get("packets") else {
+        errs.add(o.at("packets"), "missing required field (a list of packet indices, e.g. [20, 21])");
+        return None;
+    };
+    let list: Option<Vec<u64>> = v.as_array().and_then(|a| a.iter().map(|x| x.as_u64()).collect());
+    let Some(list) = list else {
+        errs.add(o.at("packets"), format!("expected a list of whole numbers >= 0, got {}", crate::scenario::reader::show(v)));
+        return None;
+    };
+    Some(Box::new(move |_| Box::new(DropList::new(list.clone()))))
+}
+
+/// Loss models by scenario name: one line per model.
+pub const REGISTRY: &[(&str, crate::scenario::LossParser)] =
+    &[("bernoulli", parse_bernoulli), ("gilbert_elliott", parse_gilbert_elliott), ("drop_list", parse_drop_list)];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,47 +199,3 @@ mod tests {
         assert!((mean_burst - 4.0).abs() < 0.3, "mean burst {mean_burst}");
     }
 }
-
-/// Scenario: `{ kind = "bernoulli", p = 0.01 }`.
-pub fn parse_bernoulli(o: &mut crate::scenario::Obj, errs: &mut crate::scenario::Errors) -> Option<crate::scenario::LossBuilder> {
-    let p = o.req_float("p", 0.0, 1.0, errs)?;
-    Some(Box::new(move |rng| Box::new(Bernoulli::new(p, rng))))
-}
-
-/// Scenario: `{ kind = "gilbert_elliott", p_gb = 0.01, p_bg = 0.3, loss_good = 0, loss_bad = 1 }`.
-pub fn parse_gilbert_elliott(
-    o: &mut crate::scenario::Obj,
-    errs: &mut crate::scenario::Errors,
-) -> Option<crate::scenario::LossBuilder> {
-    let p_gb = o.req_float("p_gb", 0.0, 1.0, errs);
-    let p_bg = o.req_float("p_bg", 0.0, 1.0, errs);
-    let lg = o.float("loss_good", 0.0, 1.0, errs).unwrap_or(0.0);
-    let lb = o.float("loss_bad", 0.0, 1.0, errs).unwrap_or(1.0);
-    let (p_gb, p_bg) = (p_gb?, p_bg?);
-    if p_gb + p_bg <= 0.0 {
-        errs.add(o.at("p_bg"), "p_gb and p_bg cannot both be 0");
-        return None;
-    }
-    Some(Box::new(move |rng| Box::new(GilbertElliott::new(p_gb, p_bg, lg, lb, rng))))
-}
-
-/// Scenario: `{ kind = "drop_list", packets = [20, 21, 25] }`.
-pub fn parse_drop_list(o: &mut crate::scenario::Obj, errs: &mut crate::scenario::Errors) -> Option<crate::scenario::LossBuilder> {
-    let Some(v) = o.get("packets") else {
-        errs.add(o.at("packets"), "missing required field (a list of packet indices, e.g. [20, 21])");
-        return None;
-    };
-    let list: Option<Vec<u64>> = v.as_array().and_then(|a| a.iter().map(|x| x.as_u64()).collect());
-    let Some(list) = list else {
-        errs.add(o.at("packets"), format!("expected a list of whole numbers >= 0, got {}", crate::scenario::reader::show(v)));
-        return None;
-    };
-    Some(Box::new(move |_| Box::new(DropList::new(list.clone()))))
-}
-
-/// Loss models by scenario name: one line per model.
-pub const REGISTRY: &[(&str, crate::scenario::LossParser)] = &[
-    ("bernoulli", parse_bernoulli),
-    ("gilbert_elliott", parse_gilbert_elliott),
-    ("drop_list", parse_drop_list),
-];

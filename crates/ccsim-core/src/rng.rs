@@ -5,8 +5,8 @@
 //! stable name (for example `link:r0->r1:loss` or `flow:cbr3`). Adding a flow or a link
 //! therefore never changes the draws of the others.
 
-use rand::SeedableRng;
 pub use rand::Rng;
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 pub type SimRng = ChaCha8Rng;

@@ -148,11 +148,8 @@ impl Simulation {
         let mut net = Network::new(nodes, links);
         if !opts.per_hop_events {
             let ends: Vec<(u32, u32)> = spec.flows.iter().map(|f| (f.src, f.dst)).collect();
-            let traced: Vec<u32> = spec
-                .traces
-                .iter()
-                .filter_map(|t| if let TraceTarget::Queue(ld) = t.target { Some(ld) } else { None })
-                .collect();
+            let traced: Vec<u32> =
+                spec.traces.iter().filter_map(|t| if let TraceTarget::Queue(ld) = t.target { Some(ld) } else { None }).collect();
             net.enable_fast_paths(&ends, &traced);
         }
         let mut sched = Scheduler::new();
@@ -397,7 +394,13 @@ impl Simulation {
     /// Hands packet `id` to its host's agent at `t`, ahead of the clock; it counts as an
     /// executed event. Returns why to stop, if the run must stop now.
     #[inline]
-    fn hand_over(&mut self, t: Time, id: crate::packet::PktId, max_events: u64, should_stop: &mut dyn FnMut() -> bool) -> Option<StopReason> {
+    fn hand_over(
+        &mut self,
+        t: Time,
+        id: crate::packet::PktId,
+        max_events: u64,
+        should_stop: &mut dyn FnMut() -> bool,
+    ) -> Option<StopReason> {
         self.deliver(t, id);
         self.taken_ahead += 1;
         self.core.sched.note_executed();
@@ -553,16 +556,30 @@ impl Simulation {
         flows.push("delivered_pkts", i64col(&|i| st[i].delivered_pkts as i64));
         flows.push("delivered_bytes", i64col(&|i| st[i].delivered_bytes as i64));
         flows.push("goodput_bytes", i64col(&|i| st[i].goodput_bytes as i64));
-        flows.push("goodput_bps", f64col(&|i| {
-            let w = window(i);
-            if w > 0.0 { st[i].goodput_bytes as f64 * 8.0 / w } else { 0.0 }
-        }));
+        flows.push(
+            "goodput_bps",
+            f64col(&|i| {
+                let w = window(i);
+                if w > 0.0 {
+                    st[i].goodput_bytes as f64 * 8.0 / w
+                } else {
+                    0.0
+                }
+            }),
+        );
         flows.push("queue_drops", i64col(&|i| st[i].forward_drops().0 as i64));
         flows.push("wire_losses", i64col(&|i| st[i].forward_drops().1 as i64));
-        flows.push("loss_rate", f64col(&|i| {
-            let (q, l) = st[i].forward_drops();
-            if st[i].sent_pkts > 0 { (q + l) as f64 / st[i].sent_pkts as f64 } else { 0.0 }
-        }));
+        flows.push(
+            "loss_rate",
+            f64col(&|i| {
+                let (q, l) = st[i].forward_drops();
+                if st[i].sent_pkts > 0 {
+                    (q + l) as f64 / st[i].sent_pkts as f64
+                } else {
+                    0.0
+                }
+            }),
+        );
         flows.push("delay_mean_s", f64col(&|i| st[i].mean_delay_s()));
         flows.push("delay_min_s", f64col(&|i| if st[i].delivered_pkts > 0 { to_secs(st[i].delay_min_ns) } else { f64::NAN }));
         flows.push("delay_max_s", f64col(&|i| if st[i].delivered_pkts > 0 { to_secs(st[i].delay_max_ns) } else { f64::NAN }));
@@ -613,10 +630,17 @@ impl Simulation {
         queues.push("mean_len_pkts", Column::F64(means.iter().map(|m| m.0).collect()));
         queues.push("mean_len_bytes", Column::F64(means.iter().map(|m| m.1).collect()));
         queues.push("max_len_pkts", li(&|l| l.stats.max_pkts as i64));
-        queues.push("utilization", lf(&|l| {
-            let w = now.saturating_sub(l.stats.since);
-            if w > 0 { (l.stats.busy_ns.min(w)) as f64 / w as f64 } else { 0.0 }
-        }));
+        queues.push(
+            "utilization",
+            lf(&|l| {
+                let w = now.saturating_sub(l.stats.since);
+                if w > 0 {
+                    (l.stats.busy_ns.min(w)) as f64 / w as f64
+                } else {
+                    0.0
+                }
+            }),
+        );
         debug_assert_eq!(queues.rows(), nl);
 
         let mut drops = Table::default();
@@ -652,8 +676,7 @@ impl Simulation {
             }
         }
         let peak_packets = self.core.pool.capacity_used();
-        let mut series: Vec<(String, Table)> =
-            self.traces.into_iter().map(|t| (t.series.name.clone(), t.series.into_table())).collect();
+        let mut series: Vec<(String, Table)> = self.traces.into_iter().map(|t| (t.series.name.clone(), t.series.into_table())).collect();
         for l in self.core.net.links.iter_mut() {
             if let Some(log) = l.drop_log.take() {
                 series.push((format!("drops:{}", l.name), log.into_table()));

@@ -235,7 +235,10 @@ packet_size = 1000
 
 #[test]
 fn warmup_restarts_counters() {
-    let toml = TWO_NODE.replace("duration = \"1s\"", "duration = \"1s\"\nwarmup = \"0.25s\"").replace("[simulation]", "nodes = [\"a\", \"b\"]\n[simulation]").replace("nodes = [\"a\", \"b\"]\n[[links]]", "[[links]]");
+    let toml = TWO_NODE
+        .replace("duration = \"1s\"", "duration = \"1s\"\nwarmup = \"0.25s\"")
+        .replace("[simulation]", "nodes = [\"a\", \"b\"]\n[simulation]")
+        .replace("nodes = [\"a\", \"b\"]\n[[links]]", "[[links]]");
     let res = run_toml(&toml).unwrap();
     // Packets created at 252, 264, ..., 492 ms: 21 counted after warm-up.
     assert_eq!(res.flows.i64("sent_pkts").unwrap()[0], 21);

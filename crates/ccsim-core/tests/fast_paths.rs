@@ -157,7 +157,17 @@ fn fast_paths_equal_per_hop_events_on_benchmark_dumbbells() {
 /// first: the two flows' delays then differ by a serialization time, and what depends on
 /// timing (delays, RTTs, the mean queue) may differ in the last digits.
 fn same_counts(name: &str, fast: &Results, slow: &Results) {
-    let timing = ["delay_mean_s", "delay_min_s", "delay_max_s", "mean_rtt_s", "min_rtt_s", "mean_rto_s", "mean_recovery_s", "mean_len_pkts", "mean_len_bytes"];
+    let timing = [
+        "delay_mean_s",
+        "delay_min_s",
+        "delay_max_s",
+        "mean_rtt_s",
+        "min_rtt_s",
+        "mean_rto_s",
+        "mean_recovery_s",
+        "mean_len_pkts",
+        "mean_len_bytes",
+    ];
     for (table, t1, t2) in [("flows", &fast.flows, &slow.flows), ("queues", &fast.queues, &slow.queues)] {
         for (col, v) in &t1.columns {
             let w = t2.column(col).unwrap();

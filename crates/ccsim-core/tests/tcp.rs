@@ -6,32 +6,19 @@ fn col(res: &Results, name: &str) -> Vec<f64> {
     if let Some(v) = res.flows.f64(name) {
         return v.to_vec();
     }
-    res.flows
-        .i64(name)
-        .unwrap_or_else(|| panic!("no column {name}"))
-        .iter()
-        .map(|x| *x as f64)
-        .collect()
+    res.flows.i64(name).unwrap_or_else(|| panic!("no column {name}")).iter().map(|x| *x as f64).collect()
 }
 
 /// PFTK full model (Padhye et al. 1998), packets/s; b = packets per ACK.
 fn pftk(p: f64, rtt: f64, t0: f64, b: f64) -> f64 {
-    let ew = (2.0 + b) / (3.0 * b)
-        + (8.0 * (1.0 - p) / (3.0 * b * p) + ((2.0 + b) / (3.0 * b)).powi(2)).sqrt();
+    let ew = (2.0 + b) / (3.0 * b) + (8.0 * (1.0 - p) / (3.0 * b * p) + ((2.0 + b) / (3.0 * b)).powi(2)).sqrt();
     let q = |w: f64| {
         let a = 1.0 - (1.0 - p).powi(3);
         let num = a * (1.0 + (1.0 - p).powi(3) * (1.0 - (1.0 - p).powf(w - 3.0)));
         (num / (1.0 - (1.0 - p).powf(w))).min(1.0)
     };
-    let f = 1.0
-        + p
-        + 2.0 * p * p
-        + 4.0 * p.powi(3)
-        + 8.0 * p.powi(4)
-        + 16.0 * p.powi(5)
-        + 32.0 * p.powi(6);
-    ((1.0 - p) / p + ew + q(ew) / (1.0 - p))
-        / (rtt * (b * ew / 2.0 + 1.0) + q(ew) * t0 * f / (1.0 - p))
+    let f = 1.0 + p + 2.0 * p * p + 4.0 * p.powi(3) + 8.0 * p.powi(4) + 16.0 * p.powi(5) + 32.0 * p.powi(6);
+    ((1.0 - p) / p + ew + q(ew) / (1.0 - p)) / (rtt * (b * ew / 2.0 + 1.0) + q(ew) * t0 * f / (1.0 - p))
 }
 
 fn lossy_path(p: f64, recovery: &str, seconds: u32, seed: u64) -> String {
@@ -70,18 +57,11 @@ fn goodput_follows_pftk_and_mathis() {
             let t0 = col(&res, "mean_rto_s")[0];
             let model = pftk(p, rtt, t0, 1.0);
             let err = good / model - 1.0;
-            assert!(
-                err.abs() <= 0.15,
-                "{recovery} p={p}: goodput {good:.1} pkt/s vs PFTK {model:.1} ({:+.1}%)",
-                100.0 * err
-            );
+            assert!(err.abs() <= 0.15, "{recovery} p={p}: goodput {good:.1} pkt/s vs PFTK {model:.1} ({:+.1}%)", 100.0 * err);
             if p <= 3e-3 {
                 let mathis = 1.2247 / (rtt * p.sqrt());
                 let err = good / mathis - 1.0;
-                assert!(
-                    err.abs() <= 0.15,
-                    "{recovery} p={p}: goodput {good:.1} vs Mathis {mathis:.1}"
-                );
+                assert!(err.abs() <= 0.15, "{recovery} p={p}: goodput {good:.1} vs Mathis {mathis:.1}");
             }
             // Queueing loss is absent: every loss is the link's.
             assert_eq!(col(&res, "queue_drops")[0], 0.0);
@@ -89,25 +69,10 @@ fn goodput_follows_pftk_and_mathis() {
     }
 }
 
-fn dumbbell(
-    n: usize,
-    rtt_ratio: f64,
-    recovery: &str,
-    overhead: &str,
-    seconds: u32,
-    seed: u64,
-) -> String {
+fn dumbbell(n: usize, rtt_ratio: f64, recovery: &str, overhead: &str, seconds: u32, seed: u64) -> String {
     // Base RTT 2·(1 + 20 + 1) = 44 ms; flow 1's access delay stretches its RTT by rtt_ratio.
     let d1 = 1.0 + (rtt_ratio - 1.0) * 22.0;
-    let delays: Vec<String> = (0..n)
-        .map(|i| {
-            if i == 1 {
-                format!("\"{d1}ms\"")
-            } else {
-                "\"1ms\"".into()
-            }
-        })
-        .collect();
+    let delays: Vec<String> = (0..n).map(|i| if i == 1 { format!("\"{d1}ms\"") } else { "\"1ms\"".into() }).collect();
     format!(
         r#"
 [simulation]
@@ -171,15 +136,8 @@ fn rtt_bias_grows_with_rtt_ratio() {
         }
         means.push((logsum / seeds as f64).exp());
     }
-    assert!(
-        means[0] < means[1] && means[1] < means[2],
-        "ratios {means:?}"
-    );
-    assert!(
-        (means[0] - 1.0).abs() < 0.3,
-        "equal RTTs: ratio {}",
-        means[0]
-    );
+    assert!(means[0] < means[1] && means[1] < means[2], "ratios {means:?}");
+    assert!((means[0] - 1.0).abs() < 0.3, "equal RTTs: ratio {}", means[0]);
     assert!(means[2] > 1.8, "RTT ratio 6: throughput ratio {}", means[2]);
 }
 
@@ -232,10 +190,7 @@ fn recovery_variants_differ_on_a_multi_loss_window() {
     assert_eq!(one(&newreno, "timeouts"), 0.0);
     assert_eq!(one(&newreno, "retransmitted_pkts"), 3.0);
     let r = one(&newreno, "mean_recovery_s") / rtt;
-    assert!(
-        (2.5..=4.5).contains(&r),
-        "NewReno recovery took {r:.2} RTTs"
-    );
+    assert!((2.5..=4.5).contains(&r), "NewReno recovery took {r:.2} RTTs");
     // Reno: the second and third losses wait for a timeout.
     assert!(one(&reno, "timeouts") >= 1.0);
     assert!(one(&reno, "goodput_bps") < one(&newreno, "goodput_bps"));
@@ -254,18 +209,10 @@ fn recovery_variants_differ_on_a_multi_loss_window() {
 /// Sent bytes per millisecond around the first fast retransmission: (its time index, the
 /// flow trace's `sent_bytes` increments).
 fn sends_around_recovery(res: &Results) -> (usize, Vec<f64>) {
-    let t = &res
-        .series
-        .iter()
-        .find(|(n, _)| n == "flow:t")
-        .expect("flow trace")
-        .1;
+    let t = &res.series.iter().find(|(n, _)| n == "flow:t").expect("flow trace").1;
     let sent = t.f64("sent_bytes").unwrap();
     let retx = t.f64("retransmits").unwrap();
-    let i = retx
-        .iter()
-        .position(|&r| r > 0.0)
-        .expect("a retransmission");
+    let i = retx.iter().position(|&r| r > 0.0).expect("a retransmission");
     (i, sent.windows(2).map(|w| w[1] - w[0]).collect())
 }
 
@@ -283,28 +230,15 @@ fn prr_spreads_recovery_sending_and_recovers_as_the_variant() {
         }
         let rtt = one(&prr, "min_rtt_s");
         let r = one(&prr, "mean_recovery_s") / rtt;
-        assert!(
-            r <= one(&classic, "mean_recovery_s") / rtt + 0.5,
-            "{recovery}: PRR recovery took {r:.2} RTTs"
-        );
+        assert!(r <= one(&classic, "mean_recovery_s") / rtt + 0.5, "{recovery}: PRR recovery took {r:.2} RTTs");
         // Classic recovery halves the window at once: after the fast retransmission it is
         // silent until half the window's duplicate ACKs are back (15 ACKs of a 30-segment
         // window, ~0.83 ms apart at 10 Mb/s). PRR sends about one segment per two ACKs.
         let (i, c) = sends_around_recovery(&classic);
         let (j, p) = sends_around_recovery(&prr);
         let early = |v: &[f64], at: usize| v[at + 1..at + 9].iter().sum::<f64>();
-        assert_eq!(
-            early(&c, i),
-            0.0,
-            "{recovery}: classic sent in the 8 ms after the fast retransmission: {:?}",
-            &c[i..i + 20]
-        );
-        assert!(
-            early(&p, j) >= 3.0 * 1040.0,
-            "{recovery}: PRR sent {} bytes: {:?}",
-            early(&p, j),
-            &p[j..j + 20]
-        );
+        assert_eq!(early(&c, i), 0.0, "{recovery}: classic sent in the 8 ms after the fast retransmission: {:?}", &c[i..i + 20]);
+        assert!(early(&p, j) >= 3.0 * 1040.0, "{recovery}: PRR sent {} bytes: {:?}", early(&p, j), &p[j..j + 20]);
     }
 }
 
@@ -360,10 +294,7 @@ bytes = "2MB"
     assert_eq!(col(&res, "goodput_bytes")[0], 2e6);
     let segs = (2e6f64 / 1448.0).ceil();
     let acks = col(&res, "acks_sent")[0];
-    assert!(
-        acks < 0.6 * segs && acks > 0.45 * segs,
-        "{acks} ACKs for {segs} segments"
-    );
+    assert!(acks < 0.6 * segs && acks > 0.45 * segs, "{acks} ACKs for {segs} segments");
     let fct = col(&res, "completion_s")[0];
     // 2 MB at 10 Mb/s is 1.6 s of transmission (plus slow start and headers).
     assert!(fct > 1.6 && fct < 3.0, "completion {fct}");
@@ -382,43 +313,17 @@ fn tcp_runs_are_deterministic() {
 fn bad_tcp_parameters_are_rejected_with_their_field() {
     let base = lossy_path(0.01, "newreno", 10, 1);
     let cases = [
-        (
-            "window = 100000",
-            "window = 100000\nmss = 0",
-            "flows[0].mss",
-        ),
-        (
-            "window = 100000",
-            "window = 100000\nmin_rto = \"2s\"\nmax_rto = \"1s\"",
-            "flows[0].min_rto",
-        ),
-        (
-            "window = 100000",
-            "window = 100000\ncc = \"warp\"",
-            "flows[0].cc",
-        ),
-        (
-            "recovery = \"newreno\"",
-            "recovery = \"vegas\"",
-            "flows[0].recovery",
-        ),
+        ("window = 100000", "window = 100000\nmss = 0", "flows[0].mss"),
+        ("window = 100000", "window = 100000\nmin_rto = \"2s\"\nmax_rto = \"1s\"", "flows[0].min_rto"),
+        ("window = 100000", "window = 100000\ncc = \"warp\"", "flows[0].cc"),
+        ("recovery = \"newreno\"", "recovery = \"vegas\"", "flows[0].recovery"),
         ("window = 100000", "window = 0", "flows[0].window"),
-        (
-            "window = 100000",
-            "window = 100000\nwindw = 3",
-            "flows[0].windw",
-        ),
-        (
-            "recovery = \"newreno\"",
-            "recovery = \"tahoe\"\nprr = true",
-            "flows[0].prr",
-        ),
+        ("window = 100000", "window = 100000\nwindw = 3", "flows[0].windw"),
+        ("recovery = \"newreno\"", "recovery = \"tahoe\"\nprr = true", "flows[0].prr"),
     ];
     for (from, to, path) in cases {
         let bad = base.replacen(from, to, 1);
-        let errs = ccsim_core::scenario::from_toml(&bad)
-            .err()
-            .unwrap_or_else(|| panic!("{to} accepted"));
+        let errs = ccsim_core::scenario::from_toml(&bad).err().unwrap_or_else(|| panic!("{to} accepted"));
         assert!(errs.iter().any(|e| e.path == path), "{to}: {errs:?}");
     }
 }
@@ -431,27 +336,14 @@ fn bad_tcp_parameters_are_rejected_with_their_field() {
 /// flow fell to 47 Mb/s.
 #[test]
 fn duplicates_after_a_timeout_start_no_spurious_recovery() {
-    let toml = ccsim_core::bench::tcp_scenario("S2")
-        .unwrap()
-        .replace("duration = 60", "duration = 12");
+    let toml = ccsim_core::bench::tcp_scenario("S2").unwrap().replace("duration = 60", "duration = 12");
     for prr in ["true", "false"] {
         let res = run_toml(&toml.replace("prr = true", &format!("prr = {prr}"))).unwrap();
         let one = |c: &str| col(&res, c)[0];
-        assert!(
-            one("duplicate_segments") > 1000.0,
-            "prr {prr}: the go-back-N resent held data"
-        );
+        assert!(one("duplicate_segments") > 1000.0, "prr {prr}: the go-back-N resent held data");
         assert_eq!(one("timeouts"), 1.0, "prr {prr}");
-        assert_eq!(
-            one("fast_retransmits"),
-            1.0,
-            "prr {prr}: spurious recoveries"
-        );
-        assert!(
-            one("goodput_bps") > 250e6,
-            "prr {prr}: {} b/s",
-            one("goodput_bps")
-        );
+        assert_eq!(one("fast_retransmits"), 1.0, "prr {prr}: spurious recoveries");
+        assert!(one("goodput_bps") > 250e6, "prr {prr}: {} b/s", one("goodput_bps"));
     }
 }
 
@@ -505,23 +397,13 @@ interval = "1ms"
     // one RTT later (the SYN and SYN-ACK are 40-byte packets).
     let (p, h) = (first_delivery(&plain), first_delivery(&hs));
     assert!(p < 0.5 + 0.6 * rtt, "{p}");
-    assert!(
-        h > 0.5 + 1.4 * rtt && h < 0.5 + 1.7 * rtt,
-        "{h} (rtt {rtt})"
-    );
+    assert!(h > 0.5 + 1.4 * rtt && h < 0.5 + 1.7 * rtt, "{h} (rtt {rtt})");
     assert_eq!(col(&hs, "syn_retries")[0], 0.0);
     assert_eq!(col(&hs, "timeouts")[0], 0.0);
     // The SYN is the flow's first packet: lose it.
-    let lost = run(
-        "handshake = true",
-        r#"loss = { kind = "drop_list", packets = [0] }"#,
-    );
+    let lost = run("handshake = true", r#"loss = { kind = "drop_list", packets = [0] }"#);
     assert_eq!(col(&lost, "syn_retries")[0], 1.0);
-    assert_eq!(
-        col(&lost, "timeouts")[0],
-        0.0,
-        "a SYN timeout is not a data timeout"
-    );
+    assert_eq!(col(&lost, "timeouts")[0], 0.0, "a SYN timeout is not a data timeout");
     let l = first_delivery(&lost);
     assert!(l > 3.5 + 1.4 * rtt && l < 3.5 + 1.7 * rtt, "{l}");
     // Afterwards the flows behave alike: same goodput within what the delay costs.

@@ -92,6 +92,14 @@ fn used_plus_filtered_samples_match_the_trace() {
 #[test]
 fn westwood_keeps_more_goodput_than_newreno_under_random_loss() {
     let ww = run_toml(&scenario(1e-2, "original", 1)).unwrap();
-    let nr = run_toml(&scenario(1e-2, "original", 1).replace("cc = \"westwood\"\ncc_params = { estimator = \"original\", log_samples = true }", "")).unwrap();
-    assert!(summary(&ww, "goodput_bps") > 1.5 * summary(&nr, "goodput_bps"), "{} vs {}", summary(&ww, "goodput_bps"), summary(&nr, "goodput_bps"));
+    let nr = run_toml(
+        &scenario(1e-2, "original", 1).replace("cc = \"westwood\"\ncc_params = { estimator = \"original\", log_samples = true }", ""),
+    )
+    .unwrap();
+    assert!(
+        summary(&ww, "goodput_bps") > 1.5 * summary(&nr, "goodput_bps"),
+        "{} vs {}",
+        summary(&ww, "goodput_bps"),
+        summary(&nr, "goodput_bps")
+    );
 }

@@ -3,6 +3,9 @@
 //! sample). The engine runs with the GIL released; a Rust panic becomes a Python
 //! `RuntimeError`, never an abort.
 
+// pyo3 0.22's #[pyfunction] expands `PyResult` returns into a conversion clippy calls useless.
+#![allow(clippy::useless_conversion)]
+
 use ccsim_core::measure::{Column, Table};
 use ccsim_core::scenario::{self, ScenarioError};
 use ccsim_core::sim::{Results, SimOptions, Simulation, StopReason};
@@ -196,8 +199,9 @@ fn bench_scenario(name: &str) -> Option<String> {
 /// Engine benchmark: a TCP scenario S1..S4. Returns a dict of measurements.
 #[pyfunction]
 fn bench_tcp(py: Python<'_>, name: &str) -> PyResult<PyObject> {
-    let toml = ccsim_core::bench::tcp_scenario(name)
-        .ok_or_else(|| invalid(vec![ScenarioError { path: "scenario".into(), message: format!("unknown benchmark '{name}'; known: S1, S2, S3, S4, cbr") }]))?;
+    let toml = ccsim_core::bench::tcp_scenario(name).ok_or_else(|| {
+        invalid(vec![ScenarioError { path: "scenario".into(), message: format!("unknown benchmark '{name}'; known: S1, S2, S3, S4, cbr") }])
+    })?;
     bench_run(py, name, toml)
 }
 

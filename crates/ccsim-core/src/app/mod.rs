@@ -59,5 +59,4 @@ fn parse_onoff(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
 }
 
 /// Flow kinds by scenario name: one line per kind.
-pub const REGISTRY: &[(&str, crate::scenario::AppParser)] =
-    &[("cbr", parse_cbr), ("onoff", parse_onoff), ("tcp", crate::tcp::parse)];
+pub const REGISTRY: &[(&str, crate::scenario::AppParser)] = &[("cbr", parse_cbr), ("onoff", parse_onoff), ("tcp", crate::tcp::parse)];

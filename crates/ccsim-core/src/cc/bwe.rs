@@ -77,9 +77,15 @@ impl Ns2Accounting {
 pub enum Filter {
     None,
     /// Skip when `S_n − S_{n−1} > srtt / divisor` (paper: 16).
-    SendGap { divisor: f64 },
+    SendGap {
+        divisor: f64,
+    },
     /// Skip when `T > T_avg + k·T_d` (paper: g = 0.25, h = 0.125, k = 3).
-    AckGap { g: f64, h: f64, k: f64 },
+    AckGap {
+        g: f64,
+        h: f64,
+        k: f64,
+    },
 }
 
 pub struct Ewma {
@@ -99,7 +105,18 @@ pub struct Ewma {
 
 impl Ewma {
     pub fn new(name: &'static str, alpha: f64, filter: Filter) -> Self {
-        Ewma { filter, literal: false, alpha, abe: 0.0, last_ack: None, acct: Ns2Accounting::default(), t_avg: 0.0, t_d: 0.0, gaps: 0, name }
+        Ewma {
+            filter,
+            literal: false,
+            alpha,
+            abe: 0.0,
+            last_ack: None,
+            acct: Ns2Accounting::default(),
+            t_avg: 0.0,
+            t_d: 0.0,
+            gaps: 0,
+            name,
+        }
     }
 
     /// Counts acknowledged bytes literally (duplicate ACKs give zero samples).
@@ -351,8 +368,8 @@ mod tests {
         let mut e = Ewma::new("alg2", 0.1, Filter::AckGap { g: 0.25, h: 0.125, k: 3.0 });
         e.on_ack(&ack(0.0, 1000, 0.0, None));
         e.on_ack(&ack(2.0, 1000, 0.0, None)); // T = 2 ms: avg 2, dev 1
-        // T = 6 ms: avg = 0.75·2 + 0.25·6 = 3; dev = 0.875·1 + 0.125·|3 − 6| = 1.25;
-        // threshold 3 + 3.75 = 6.75 ≥ 6: used.
+                                              // T = 6 ms: avg = 0.75·2 + 0.25·6 = 3; dev = 0.875·1 + 0.125·|3 − 6| = 1.25;
+                                              // threshold 3 + 3.75 = 6.75 ≥ 6: used.
         assert!(e.on_ack(&ack(8.0, 1000, 0.0, None)).unwrap().used);
         // T = 12 ms: avg = 0.75·3 + 3 = 5.25; dev = 0.875·1.25 + 0.125·6.75 = 1.9375;
         // threshold 5.25 + 5.8125 = 11.0625 < 12: filtered.

@@ -208,7 +208,12 @@ mod tests {
 
     #[test]
     fn loss_reaction_uses_the_estimate() {
-        let mut w = Westwood::new(CcInit { initial_cwnd: 2.0, initial_ssthresh: 1e9 }, Box::new(Ewma::new("original", 1.0, Filter::None)), false, false);
+        let mut w = Westwood::new(
+            CcInit { initial_cwnd: 2.0, initial_ssthresh: 1e9 },
+            Box::new(Ewma::new("original", 1.0, Filter::None)),
+            false,
+            false,
+        );
         // ACKs 1.6 ms apart carrying 1000 B: ABE = 5 Mb/s with alpha = 1.
         for i in 0..3u64 {
             w.on_ack_received(&AckInfo { now: i * 1_600_000, acked_bytes: 1000, mss: 1000, min_rtt: 80_000_000, ..Default::default() });

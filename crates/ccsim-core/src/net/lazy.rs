@@ -188,17 +188,20 @@ impl LazyFifo {
     fn refuse(&mut self, o: &Offer, stats: &mut QueueStats, flows: &mut [FlowStats], ld: u32) {
         stats.on_drop(DropReason::Overflow, o.size);
         flows[o.flow as usize].on_drop_parts(ld, DropReason::Overflow, o.forward, o.size);
-        self.record(o.now, Crossing {
-            arr: o.at,
-            start: o.at,
-            tx: 0,
-            len_pkts: self.wait_pkts as u32,
-            len_bytes: self.wait_bytes,
-            flow: o.flow,
-            size: o.size,
-            fate: Fate::Overflow,
-            forward: o.forward,
-        });
+        self.record(
+            o.now,
+            Crossing {
+                arr: o.at,
+                start: o.at,
+                tx: 0,
+                len_pkts: self.wait_pkts as u32,
+                len_bytes: self.wait_bytes,
+                flow: o.flow,
+                size: o.size,
+                fate: Fate::Overflow,
+                forward: o.forward,
+            },
+        );
     }
 
     /// Completes an admitted crossing: serialization `tx` from `start`, `lost` or not.
@@ -368,7 +371,15 @@ mod tests {
     use super::*;
 
     /// A 1000-byte-per-µs link (8 Gb/s): packets of `size` bytes take `size` ns.
-    fn offer(q: &mut LazyFifo, busy: &mut Time, stats: &mut QueueStats, flows: &mut [FlowStats], now: Time, at: Time, size: u32) -> Option<Time> {
+    fn offer(
+        q: &mut LazyFifo,
+        busy: &mut Time,
+        stats: &mut QueueStats,
+        flows: &mut [FlowStats],
+        now: Time,
+        at: Time,
+        size: u32,
+    ) -> Option<Time> {
         let o = Offer { now, at, size, flow: 0, forward: true };
         let start = q.offer(&o, *busy, stats, flows, 0)?;
         q.transmitted(&o, start, size as Time, false, stats, flows, 0);
@@ -439,7 +450,10 @@ mod tests {
             assert_eq!((qg, bg), (qf, bf), "queue at {t}");
             assert_eq!(format!("{vg:?}"), format!("{vf:?}"), "statistics at {t}");
         }
-        assert_eq!((sf.arrivals, sf.departures, sf.drops[DropReason::Overflow as usize], sf.drops[DropReason::Loss as usize]), (4, 3, 1, 1));
+        assert_eq!(
+            (sf.arrivals, sf.departures, sf.drops[DropReason::Overflow as usize], sf.drops[DropReason::Loss as usize]),
+            (4, 3, 1, 1)
+        );
         assert_eq!(format!("{fg:?}"), format!("{ff:?}"));
     }
 

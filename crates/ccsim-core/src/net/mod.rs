@@ -94,6 +94,7 @@ pub struct LinkDir {
 }
 
 impl LinkDir {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: String,
         link_name: String,
@@ -527,15 +528,7 @@ impl Network {
     /// transmission if idle. `at` is later than now only on a lazy direction (a packet
     /// sent by an agent ahead of the clock).
     #[inline]
-    pub fn enqueue_at(
-        &mut self,
-        ld: u32,
-        at: Time,
-        id: PktId,
-        sched: &mut Scheduler,
-        pool: &mut PacketPool,
-        flows: &mut [FlowStats],
-    ) {
+    pub fn enqueue_at(&mut self, ld: u32, at: Time, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
         if self.links[ld as usize].lazy.is_some() {
             return self.enqueue_lazy(ld, at, id, sched, pool, flows);
         }
@@ -595,7 +588,15 @@ impl Network {
     /// arrival time there), until it meets a shared queue or its destination: only that
     /// arrival becomes an event.
     #[inline]
-    fn enqueue_lazy(&mut self, mut ld: u32, mut at: Time, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+    fn enqueue_lazy(
+        &mut self,
+        mut ld: u32,
+        mut at: Time,
+        id: PktId,
+        sched: &mut Scheduler,
+        pool: &mut PacketPool,
+        flows: &mut [FlowStats],
+    ) {
         let now = sched.now();
         loop {
             let link = &mut self.links[ld as usize];

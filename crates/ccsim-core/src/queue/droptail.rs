@@ -44,6 +44,16 @@ impl Queue for DropTail {
     }
 }
 
+/// Scenario: `{ kind = "droptail", limit = 100 }` (packets; or `"64KB"` for bytes).
+pub fn parse(
+    o: &mut crate::scenario::Obj,
+    _link: &crate::scenario::LinkInfo,
+    errs: &mut crate::scenario::Errors,
+) -> Option<crate::scenario::QueueBuilder> {
+    let limit = crate::scenario::parse_limit(o, "limit", Limit::Packets(crate::scenario::DEFAULT_QUEUE_LIMIT), errs)?;
+    Some(Box::new(move |_| Box::new(DropTail::new(limit))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,14 +94,4 @@ mod tests {
         assert_eq!(pool.get(first).size, 1000);
         assert_eq!(q.len_bytes(), 1500);
     }
-}
-
-/// Scenario: `{ kind = "droptail", limit = 100 }` (packets; or `"64KB"` for bytes).
-pub fn parse(
-    o: &mut crate::scenario::Obj,
-    _link: &crate::scenario::LinkInfo,
-    errs: &mut crate::scenario::Errors,
-) -> Option<crate::scenario::QueueBuilder> {
-    let limit = crate::scenario::parse_limit(o, "limit", Limit::Packets(crate::scenario::DEFAULT_QUEUE_LIMIT), errs)?;
-    Some(Box::new(move |_| Box::new(DropTail::new(limit))))
 }

@@ -33,8 +33,7 @@ pub enum DropReason {
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 5] =
-        [DropReason::Overflow, DropReason::Early, DropReason::Forced, DropReason::Loss, DropReason::Front];
+    pub const ALL: [DropReason; 5] = [DropReason::Overflow, DropReason::Early, DropReason::Forced, DropReason::Loss, DropReason::Front];
     pub const COUNT: usize = 5;
 
     pub fn name(self) -> &'static str {

@@ -62,16 +62,7 @@ pub struct Red {
 
 impl Red {
     pub fn new(p: RedParams, rng: SimRng) -> Self {
-        Red {
-            fifo: Fifo::with_capacity(reserve_for(p.limit)),
-            p,
-            avg: 0.0,
-            count: -1,
-            old: false,
-            idle_since: Some(0),
-            rng,
-            last_p: 0.0,
-        }
+        Red { fifo: Fifo::with_capacity(reserve_for(p.limit)), p, avg: 0.0, count: -1, old: false, idle_since: Some(0), rng, last_p: 0.0 }
     }
 
     /// Current average queue length (packets).
@@ -231,16 +222,7 @@ mod tests {
     use crate::rng::stream;
 
     fn params(gentle: bool, wait: bool) -> RedParams {
-        RedParams {
-            limit: Limit::Packets(1000),
-            min_th: 5.0,
-            max_th: 15.0,
-            max_p: 0.1,
-            w_q: 1.0,
-            gentle,
-            wait,
-            ptc: 1000.0,
-        }
+        RedParams { limit: Limit::Packets(1000), min_th: 5.0, max_th: 15.0, max_p: 0.1, w_q: 1.0, gentle, wait, ptc: 1000.0 }
     }
 
     /// Expected long-run drop rate for a constant p_b under count-based spacing:
@@ -300,10 +282,7 @@ mod tests {
                 let want = if forced { 1.0 } else { expected_rate(&red, red.p_b(avg)) };
                 // Binomial-ish tolerance: 5 standard errors, plus a small absolute floor.
                 let tol = 5.0 * (want * (1.0 - want) / n as f64).sqrt() + 1e-3;
-                assert!(
-                    (got - want).abs() <= tol,
-                    "gentle={gentle} wait={wait} q={qlen}: measured {got:.5}, expected {want:.5}"
-                );
+                assert!((got - want).abs() <= tol, "gentle={gentle} wait={wait} q={qlen}: measured {got:.5}, expected {want:.5}");
             }
         }
     }

@@ -97,10 +97,8 @@ pub struct TraceSpec {
 
 /// Parses TOML text into the JSON-like tree the validator reads.
 pub fn toml_to_value(text: &str) -> Result<Value, ScenarioError> {
-    let t: toml::Table = toml::from_str(text).map_err(|e| ScenarioError {
-        path: String::new(),
-        message: format!("not valid TOML: {}", e.to_string().trim()),
-    })?;
+    let t: toml::Table = toml::from_str(text)
+        .map_err(|e| ScenarioError { path: String::new(), message: format!("not valid TOML: {}", e.to_string().trim()) })?;
     serde_json::to_value(t).map_err(|e| ScenarioError { path: String::new(), message: format!("TOML value not representable: {e}") })
 }
 
@@ -378,7 +376,11 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                     let path = format!("traces[{i}]");
                     let Some(mut o) = Obj::new(item, &path, errs) else { continue };
                     let kind = o.choice("kind", &["queue", "flow", "pcap", "drops"], None, errs);
-                    let interval = if matches!(kind, Some("pcap") | Some("drops")) { 1 } else { o.time("interval", errs).unwrap_or(crate::units::secs(0.1)) };
+                    let interval = if matches!(kind, Some("pcap") | Some("drops")) {
+                        1
+                    } else {
+                        o.time("interval", errs).unwrap_or(crate::units::secs(0.1))
+                    };
                     if interval == 0 {
                         errs.add(o.at("interval"), "must be greater than 0");
                     }
@@ -402,7 +404,8 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                                             drop_logs.push(ld)
                                         }
                                     }
-                                    None => refs.add(o.at("link"), format!("no link '{l}': give a link name or 'from->to' node names of a link")),
+                                    None => refs
+                                        .add(o.at("link"), format!("no link '{l}': give a link name or 'from->to' node names of a link")),
                                 }
                             }
                         }
@@ -421,7 +424,12 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
                                 let file = file.unwrap_or_else(|| format!("{}-{}.pcap", nodes[f as usize], nodes[t as usize]));
                                 let bad = file.contains('/') || file.contains('\\') || file.starts_with('.') || !file.ends_with(".pcap");
                                 if bad {
-                                    errs.add(o.at("file"), format!("'{file}': give a plain file name ending in .pcap (it is written in the run's output folder)"));
+                                    errs.add(
+                                        o.at("file"),
+                                        format!(
+                                            "'{file}': give a plain file name ending in .pcap (it is written in the run's output folder)"
+                                        ),
+                                    );
                                 } else if pcaps.iter().any(|p| p.file == file) {
                                     errs.add(o.at("file"), format!("two pcap traces write '{file}'"));
                                 } else {

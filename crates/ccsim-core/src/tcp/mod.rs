@@ -150,11 +150,7 @@ impl TcpConfig {
 /// `rto_backoff_reset` (`rtt_sample` | `new_ack`).
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
     let profile = o.choice("profile", &["ns2", "linux"], Some("ns2"), errs)?;
-    let mut c = if profile == "linux" {
-        TcpConfig::linux()
-    } else {
-        TcpConfig::ns2()
-    };
+    let mut c = if profile == "linux" { TcpConfig::linux() } else { TcpConfig::ns2() };
     if let Some(m) = o.size("mss", errs) {
         c.mss = m;
     }
@@ -178,18 +174,11 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
         RttMode::Ns2 { .. } => "ns2",
         RttMode::Rfc6298 { .. } => "rfc6298",
     };
-    let est = o.choice(
-        "rtt_estimator",
-        &["ns2", "rfc6298"],
-        Some(default_est),
-        errs,
-    );
-    let gran = o
-        .time("clock_granularity", errs)
-        .unwrap_or(match c.rtt_mode {
-            RttMode::Ns2 { tick } => tick,
-            RttMode::Rfc6298 { granularity } => granularity,
-        });
+    let est = o.choice("rtt_estimator", &["ns2", "rfc6298"], Some(default_est), errs);
+    let gran = o.time("clock_granularity", errs).unwrap_or(match c.rtt_mode {
+        RttMode::Ns2 { tick } => tick,
+        RttMode::Rfc6298 { granularity } => granularity,
+    });
     c.rtt_mode = match est {
         Some("ns2") => RttMode::Ns2 { tick: gran.max(1) },
         _ => RttMode::Rfc6298 { granularity: gran },
@@ -204,14 +193,7 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
         c.initial_rto = v.max(1);
     }
     if c.min_rto > c.max_rto {
-        errs.add(
-            o.at("min_rto"),
-            format!(
-                "min_rto ({} s) must not exceed max_rto ({} s)",
-                c.min_rto as f64 / 1e9,
-                c.max_rto as f64 / 1e9
-            ),
-        );
+        errs.add(o.at("min_rto"), format!("min_rto ({} s) must not exceed max_rto ({} s)", c.min_rto as f64 / 1e9, c.max_rto as f64 / 1e9));
     }
     if c.max_rto == 0 {
         errs.add(o.at("max_rto"), "must be greater than 0");
@@ -249,10 +231,7 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
             Some(b) if b >= 1.0 && b.is_finite() => c.bytes = Some(b as u64),
             _ => errs.add(
                 o.at("bytes"),
-                format!(
-                    "expected a size such as '10MB' or a number of bytes >= 1, got {}",
-                    crate::scenario::reader::show(v)
-                ),
+                format!("expected a size such as '10MB' or a number of bytes >= 1, got {}", crate::scenario::reader::show(v)),
             ),
         }
     }
@@ -288,11 +267,7 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
     }
     let names: Vec<&'static str> = crate::cc::REGISTRY.iter().map(|(n, _)| *n).collect();
     let cc_name = o.choice("cc", &names, Some("reno"), errs)?;
-    let parser = crate::cc::REGISTRY
-        .iter()
-        .find(|(n, _)| *n == cc_name)
-        .unwrap()
-        .1;
+    let parser = crate::cc::REGISTRY.iter().find(|(n, _)| *n == cc_name).unwrap().1;
     let cc = match o.get("cc_params") {
         Some(v) => {
             let path = o.at("cc_params");
@@ -304,10 +279,5 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
         None => parser(None, errs),
     }?;
     let cfg = Arc::new(c);
-    Some(Box::new(move |rng| {
-        (
-            Box::new(TcpSender::new(cfg.clone(), &cc, rng)),
-            Box::new(TcpReceiver::new(cfg.clone())),
-        )
-    }))
+    Some(Box::new(move |rng| (Box::new(TcpSender::new(cfg.clone(), &cc, rng)), Box::new(TcpReceiver::new(cfg.clone())))))
 }

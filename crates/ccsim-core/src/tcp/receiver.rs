@@ -57,8 +57,7 @@ impl TcpReceiver {
             ne = ne.max(self.ooo[j].1);
             j += 1;
         }
-        self.ooo
-            .splice(i..j, std::iter::once((ns, ne, self.updates)));
+        self.ooo.splice(i..j, std::iter::once((ns, ne, self.updates)));
         (ns, ne)
     }
 
@@ -83,10 +82,7 @@ impl TcpReceiver {
                 // The remaining blocks, most recently updated first (no allocation: k passes).
                 let mut last_pick = u64::MAX;
                 while n < max.min(p.sack.len()) {
-                    let pick = ooo
-                        .iter()
-                        .filter(|b| Some((b.0, b.1)) != first && b.2 < last_pick)
-                        .max_by_key(|b| b.2);
+                    let pick = ooo.iter().filter(|b| Some((b.0, b.1)) != first && b.2 < last_pick).max_by_key(|b| b.2);
                     let Some(b) = pick else { break };
                     p.set_sack_block(n, b.0, b.1);
                     last_pick = b.2;
@@ -109,11 +105,7 @@ impl Agent for TcpReceiver {
     fn on_packet(&mut self, ctx: &mut Ctx, p: &Packet) {
         if p.kind == Kind::Control && p.flags & crate::packet::FLAG_SYN != 0 {
             // A SYN (or a retransmitted one): answer with a SYN-ACK carrying the window.
-            let (size, wnd, ts) = (
-                self.cfg.header_bytes(0),
-                self.cfg.window_bytes.min(u32::MAX as u64) as u32,
-                self.cfg.timestamps,
-            );
+            let (size, wnd, ts) = (self.cfg.header_bytes(0), self.cfg.window_bytes.min(u32::MAX as u64) as u32, self.cfg.timestamps);
             let echo = p.sent_at;
             return ctx.send_with(|q| {
                 q.kind = Kind::Ack;
@@ -165,11 +157,7 @@ impl Agent for TcpReceiver {
     }
 
     fn next_wakeup(&self) -> Option<Time> {
-        Some(if self.delack_armed {
-            self.delack_at
-        } else {
-            Time::MAX
-        })
+        Some(if self.delack_armed { self.delack_at } else { Time::MAX })
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx, kind: u16, token: u32) {
@@ -182,9 +170,6 @@ impl Agent for TcpReceiver {
     }
 
     fn summary(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("acks_sent", self.acks_sent as f64),
-            ("duplicate_segments", self.dup_segments as f64),
-        ]
+        vec![("acks_sent", self.acks_sent as f64), ("duplicate_segments", self.dup_segments as f64)]
     }
 }

@@ -7,6 +7,7 @@
 //!   samples rounded to whole ticks (at least 1), `srtt8 += m − srtt8/8`,
 //!   `rttvar4 += |m − srtt| − rttvar4/4`, `RTO = (srtt + 4·rttvar)·tick`; the timeout used is
 //!   `max(RTO, minrto)·backoff`, capped at `maxrto`, never below two ticks.
+//!
 //! Back-off doubles the timeout on each expiry (capped) and is reset by a valid sample.
 
 use crate::units::Time;

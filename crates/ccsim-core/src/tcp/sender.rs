@@ -106,14 +106,7 @@ impl Prr {
     /// transmit (≤ 0: nothing): proportional to the delivered data while `pipe > ssthresh`,
     /// else the reduction bound (conservative, plus one segment on a safe ACK), and at least
     /// one segment before anything was sent (the fast retransmission).
-    pub fn sndcnt(
-        &mut self,
-        delivered: u64,
-        pipe: u64,
-        ssthresh: u64,
-        mss: u64,
-        safe_ack: bool,
-    ) -> i64 {
+    pub fn sndcnt(&mut self, delivered: u64, pipe: u64, ssthresh: u64, mss: u64, safe_ack: bool) -> i64 {
         self.delivered += delivered;
         let out = self.out as i64;
         let snd = if pipe > ssthresh {
@@ -121,8 +114,7 @@ impl Prr {
             let fs = self.recover_fs.max(1) as u128;
             (self.delivered as u128 * ssthresh as u128).div_ceil(fs) as i64 - out
         } else {
-            let limit = (self.delivered as i64 - out).max(delivered as i64)
-                + if safe_ack { mss as i64 } else { 0 };
+            let limit = (self.delivered as i64 - out).max(delivered as i64) + if safe_ack { mss as i64 } else { 0 };
             limit.min(ssthresh as i64 - pipe as i64)
         };
         if self.out == 0 {
@@ -135,10 +127,7 @@ impl Prr {
 
 impl TcpSender {
     pub fn new(cfg: Arc<TcpConfig>, cc: &crate::cc::CcBuilder, rng: SimRng) -> Self {
-        let cc = cc(CcInit {
-            initial_cwnd: cfg.initial_window,
-            initial_ssthresh: cfg.initial_ssthresh,
-        });
+        let cc = cc(CcInit { initial_cwnd: cfg.initial_window, initial_ssthresh: cfg.initial_ssthresh });
         let rtt = RttEstimator::new(cfg.rtt_mode, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
         let app_limit = cfg.bytes.unwrap_or(u64::MAX);
         let established = !cfg.handshake;
@@ -268,14 +257,7 @@ impl TcpSender {
         if end > self.snd_max {
             self.snd_max = end;
         }
-        let (size, flags) = (
-            len + self.cfg.header_bytes(0),
-            if self.cfg.timestamps {
-                crate::packet::FLAG_TS
-            } else {
-                0
-            },
-        );
+        let (size, flags) = (len + self.cfg.header_bytes(0), if self.cfg.timestamps { crate::packet::FLAG_TS } else { 0 });
         ctx.send_with(|p| {
             p.kind = Kind::Data;
             p.seq = seq;
@@ -288,8 +270,7 @@ impl TcpSender {
 
     /// Pacing gate: true if a segment may leave now; otherwise schedules a wake-up.
     fn pace_ok(&mut self, ctx: &mut Ctx) -> bool {
-        if (self.cc.pacing_rate().is_none() && self.cfg.overhead == 0) || ctx.now >= self.pace_next
-        {
+        if (self.cc.pacing_rate().is_none() && self.cfg.overhead == 0) || ctx.now >= self.pace_next {
             return true;
         }
         if !self.pace_pending {
@@ -303,10 +284,7 @@ impl TcpSender {
         if self.cfg.overhead > 0 {
             // ns-2 `overhead_`: a random delay before the next transmission (breaks phase
             // effects of deterministic simulations without reordering).
-            let rng = self
-                .rng
-                .as_mut()
-                .expect("an rng is kept whenever overhead > 0");
+            let rng = self.rng.as_mut().expect("an rng is kept whenever overhead > 0");
             self.pace_next = ctx.now + rng.gen_range(0..self.cfg.overhead);
         }
         if let Some(rate) = self.cc.pacing_rate() {
@@ -338,10 +316,7 @@ impl TcpSender {
             if self.snd_nxt >= limit {
                 break;
             }
-            let len = self
-                .mss()
-                .min(self.app_limit - self.snd_nxt)
-                .min(self.sb.next_block_start(self.snd_nxt) - self.snd_nxt);
+            let len = self.mss().min(self.app_limit - self.snd_nxt).min(self.sb.next_block_start(self.snd_nxt) - self.snd_nxt);
             // Whole segments only, unless it is the application's last piece.
             if self.snd_nxt + len > wnd_end && len == self.mss() {
                 break;
@@ -376,9 +351,7 @@ impl TcpSender {
                 Some(_) => {}
                 None => {
                     let cwnd = ((self.cc.cwnd() as u64).max(1) * self.mss()).min(self.rwnd);
-                    let pipe = self
-                        .sb
-                        .pipe(self.snd_una, self.snd_max, self.high_rxt, mss, dt);
+                    let pipe = self.sb.pipe(self.snd_una, self.snd_max, self.high_rxt, mss, dt);
                     if cwnd < pipe + self.mss() {
                         break;
                     }
@@ -391,10 +364,7 @@ impl TcpSender {
             let lost_below = self.sb.lost_boundary(mss, dt);
             let s = self.sb.next_unsacked(self.high_rxt.max(self.snd_una));
             if s < lost_below && s < self.snd_max {
-                let len = self
-                    .mss()
-                    .min(self.sb.next_block_start(s) - s)
-                    .min(self.snd_max - s) as u32;
+                let len = self.mss().min(self.sb.next_block_start(s) - s).min(self.snd_max - s) as u32;
                 self.send_segment(ctx, s, len);
                 self.high_rxt = s + len as u64;
                 self.paced(ctx, len);
@@ -426,33 +396,22 @@ impl TcpSender {
     /// duplicate ACKs reported delivered.
     fn prr_pipe(&self) -> u64 {
         if self.cfg.recovery == Recovery::Sack {
-            self.sb.pipe(
-                self.snd_una,
-                self.snd_max,
-                self.high_rxt,
-                self.cfg.mss,
-                self.cfg.dupthresh,
-            )
+            self.sb.pipe(self.snd_una, self.snd_max, self.high_rxt, self.cfg.mss, self.cfg.dupthresh)
         } else {
-            self.inflight()
-                .saturating_sub(self.reno_sacked * self.mss())
+            self.inflight().saturating_sub(self.reno_sacked * self.mss())
         }
     }
 
     /// Starts a recovery's PRR accounting (before its fast retransmission).
     fn prr_begin(&mut self) {
-        self.prr = Prr {
-            recover_fs: self.prr_pipe(),
-            ..Prr::default()
-        };
+        self.prr = Prr { recover_fs: self.prr_pipe(), ..Prr::default() };
     }
 
     /// Adds `delivered` bytes and returns `sndcnt`, the bytes this ACK may send (may be ≤ 0).
     fn prr_sndcnt(&mut self, delivered: u64, safe_ack: bool) -> i64 {
         let ssthresh = (self.cc.ssthresh() * self.mss() as f64).min(u64::MAX as f64 / 4.0) as u64;
         let pipe = self.prr_pipe();
-        self.prr
-            .sndcnt(delivered, pipe, ssthresh, self.mss(), safe_ack)
+        self.prr.sndcnt(delivered, pipe, ssthresh, self.mss(), safe_ack)
     }
 
     /// Bytes SACKed by the current ACK, net of those its cumulative ACK absorbed.
@@ -480,10 +439,7 @@ impl TcpSender {
     }
 
     fn retransmit_una(&mut self, ctx: &mut Ctx) {
-        let len = self
-            .mss()
-            .min(self.snd_max - self.snd_una)
-            .min(self.sb.next_block_start(self.snd_una) - self.snd_una);
+        let len = self.mss().min(self.snd_max - self.snd_una).min(self.sb.next_block_start(self.snd_una) - self.snd_una);
         if len > 0 {
             let seq = self.snd_una;
             self.send_segment(ctx, seq, len as u32);
@@ -564,11 +520,7 @@ impl TcpSender {
         } else {
             self.reno_sacked = 0;
             info.acked_bytes = acked;
-            info.acked_segs = if self.cfg.abc {
-                acked as f64 / self.mss() as f64
-            } else {
-                1.0
-            };
+            info.acked_segs = if self.cfg.abc { acked as f64 / self.mss() as f64 } else { 1.0 };
             self.cc.on_ack(info);
         }
         if self.snd_una >= self.snd_max {
@@ -623,8 +575,7 @@ impl TcpSender {
             }
             return;
         }
-        let lost_una = self.cfg.recovery == Recovery::Sack
-            && self.sb.lost_boundary(self.cfg.mss, self.cfg.dupthresh) > self.snd_una;
+        let lost_una = self.cfg.recovery == Recovery::Sack && self.sb.lost_boundary(self.cfg.mss, self.cfg.dupthresh) > self.snd_una;
         if self.dupacks != self.cfg.dupthresh && !(lost_una && self.dupacks < self.cfg.dupthresh) {
             return;
         }
@@ -692,14 +643,7 @@ impl TcpSender {
     /// Sends the SYN (the connection's first segment, no data) and arms its timer: the RTO
     /// (the initial RTO, doubled for each retransmission).
     fn send_syn(&mut self, ctx: &mut Ctx) {
-        let (size, flags) = (
-            self.cfg.header_bytes(0),
-            if self.cfg.timestamps {
-                crate::packet::FLAG_TS
-            } else {
-                0
-            },
-        );
+        let (size, flags) = (self.cfg.header_bytes(0), if self.cfg.timestamps { crate::packet::FLAG_TS } else { 0 });
         ctx.send_with(|p| {
             p.kind = Kind::Control;
             p.flags = flags | crate::packet::FLAG_SYN;
@@ -780,11 +724,7 @@ impl Agent for TcpSender {
             self.rwnd = p.wnd as u64;
         }
         if self.cfg.recovery == Recovery::Sack {
-            self.sacked_before = if self.cfg.prr {
-                self.sb.sacked_bytes()
-            } else {
-                0
-            };
+            self.sacked_before = if self.cfg.prr { self.sb.sacked_bytes() } else { 0 };
             for i in 0..p.nsack as usize {
                 let (start, end) = p.sack_block(i);
                 if end > self.snd_una {
@@ -838,11 +778,7 @@ impl Agent for TcpSender {
     fn next_wakeup(&self) -> Option<Time> {
         // A pending RTO event before the deadline only re-arms itself; the deadline counts.
         let rto = self.rto_deadline.unwrap_or(Time::MAX);
-        Some(if self.pace_pending {
-            rto.min(self.pace_next)
-        } else {
-            rto
-        })
+        Some(if self.pace_pending { rto.min(self.pace_next) } else { rto })
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx, kind: u16, token: u32) {
@@ -873,15 +809,7 @@ impl Agent for TcpSender {
     }
 
     fn probe_names(&self) -> Vec<&'static str> {
-        let mut v = vec![
-            "cwnd",
-            "ssthresh",
-            "srtt_s",
-            "rto_s",
-            "inflight_bytes",
-            "retransmits",
-            "timeouts",
-        ];
+        let mut v = vec!["cwnd", "ssthresh", "srtt_s", "rto_s", "inflight_bytes", "retransmits", "timeouts"];
         v.extend_from_slice(self.cc.probe_names());
         v
     }
@@ -905,37 +833,11 @@ impl Agent for TcpSender {
             ("fast_retransmits", self.fast_retransmits as f64),
             ("syn_retries", self.syn_retries as f64),
             ("mean_rtt_s", self.rtt.mean_rtt()),
-            (
-                "min_rtt_s",
-                if self.rtt.min_rtt > 0 {
-                    to_secs(self.rtt.min_rtt)
-                } else {
-                    f64::NAN
-                },
-            ),
-            (
-                "mean_rto_s",
-                if self.n_rto > 0 {
-                    self.sum_rto / self.n_rto as f64
-                } else {
-                    f64::NAN
-                },
-            ),
+            ("min_rtt_s", if self.rtt.min_rtt > 0 { to_secs(self.rtt.min_rtt) } else { f64::NAN }),
+            ("mean_rto_s", if self.n_rto > 0 { self.sum_rto / self.n_rto as f64 } else { f64::NAN }),
             ("final_cwnd", self.cc.cwnd()),
-            (
-                "mean_recovery_s",
-                if self.episodes > 0 {
-                    self.episode_ns as f64 / 1e9 / self.episodes as f64
-                } else {
-                    f64::NAN
-                },
-            ),
-            (
-                "completion_s",
-                self.done_at
-                    .map(|t| to_secs(t - self.started_at))
-                    .unwrap_or(f64::NAN),
-            ),
+            ("mean_recovery_s", if self.episodes > 0 { self.episode_ns as f64 / 1e9 / self.episodes as f64 } else { f64::NAN }),
+            ("completion_s", self.done_at.map(|t| to_secs(t - self.started_at)).unwrap_or(f64::NAN)),
         ]
         .into_iter()
         .chain(self.cc.summary())
@@ -958,10 +860,7 @@ mod tests {
     fn prr_sends_in_proportion_then_holds_pipe_at_ssthresh() {
         let mss = 1000;
         // 19 of 20 outstanding segments remain in the network when recovery begins.
-        let mut prr = Prr {
-            recover_fs: 19 * mss,
-            ..Prr::default()
-        };
+        let mut prr = Prr { recover_fs: 19 * mss, ..Prr::default() };
         let (mut pipe, mut sent) = (19 * mss, Vec::new());
         for _ in 0..19 {
             // Each duplicate ACK delivers one segment: it leaves the pipe.
@@ -979,26 +878,17 @@ mod tests {
         // Whole segments of the ⌈k · ssthresh / RecoverFS⌉ bytes allowed after k ACKs: about
         // one per two ACKs, 10 in all (= ssthresh) by the end of the window.
         assert_eq!(sent.iter().sum::<u64>(), 10, "{sent:?}");
-        assert_eq!(
-            sent[0], 1,
-            "the fast retransmission goes out on the first ACK"
-        );
+        assert_eq!(sent[0], 1, "the fast retransmission goes out on the first ACK");
         let mut total = 0;
         for (k, n) in sent.iter().enumerate().take(15) {
             total += n;
-            assert_eq!(
-                total,
-                (((k as u64 + 1) * 10 * mss).div_ceil(19) / mss).max(1),
-                "after {} ACKs: {sent:?}",
-                k + 1
-            );
+            assert_eq!(total, (((k as u64 + 1) * 10 * mss).div_ceil(19) / mss).max(1), "after {} ACKs: {sent:?}", k + 1);
         }
         assert_eq!(pipe, 10 * mss);
         // Below ssthresh (pipe 5 of 10 segments, after more losses): conservative, one for
         // one; a safe ACK adds one; never beyond ssthresh − pipe.
         // (delivered, out, pipe, safe ACK) in segments → sndcnt in segments.
-        for (delivered, out, pipe, safe, want) in
-            [(14, 12, 5, false, 3), (12, 12, 5, false, 1), (12, 12, 5, true, 2), (12, 2, 9, true, 1)]
+        for (delivered, out, pipe, safe, want) in [(14, 12, 5, false, 3), (12, 12, 5, false, 1), (12, 12, 5, true, 2), (12, 2, 9, true, 1)]
         {
             let mut p = Prr { recover_fs: 20 * mss, delivered: delivered * mss, out: out * mss };
             assert_eq!(p.sndcnt(mss, pipe * mss, 10 * mss, mss, safe), want * mss as i64, "{delivered} {out} {pipe} {safe}");

@@ -45,7 +45,14 @@ impl PcapWriter {
     pub fn create(path: &Path) -> Result<Self, String> {
         let tmp = path.with_extension("pcap.partial");
         let f = File::create(&tmp).map_err(|e| format!("cannot create pcap file {}: {e}", tmp.display()))?;
-        let mut w = PcapWriter { out: Some(BufWriter::with_capacity(1 << 16, f)), tmp, path: path.to_path_buf(), packets: 0, error: None, buf: Vec::with_capacity(160) };
+        let mut w = PcapWriter {
+            out: Some(BufWriter::with_capacity(1 << 16, f)),
+            tmp,
+            path: path.to_path_buf(),
+            packets: 0,
+            error: None,
+            buf: Vec::with_capacity(160),
+        };
         let mut hdr = Vec::with_capacity(24);
         hdr.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes());
         hdr.extend_from_slice(&2u16.to_le_bytes());
