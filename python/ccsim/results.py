@@ -90,6 +90,8 @@ class Results:
         series = {name: _arrow(cols) for name, cols in raw["series"]}
         meta = dict(raw["meta"])
         meta["warnings"] = list(raw.get("warnings", []))
+        # Every component's resolved parameters (defaults filled in), as scenario values.
+        meta["params"] = json.loads(meta.pop("params_json", "null"))
         return cls(meta, tables, series, scenario, dict(raw.get("files", [])))
 
     # Tables -----------------------------------------------------------------------------

@@ -2,11 +2,14 @@
 //! sender or receiver); it reacts to packets and to its own timers through a [`Ctx`], which
 //! lets it send packets into the network and schedule timers, and nothing else.
 
+use crate::config::{Errors, Obj};
 use crate::engine::{Event, Scheduler, Side};
 use crate::measure::FlowStats;
 use crate::net::Network;
 use crate::packet::{Packet, PacketPool};
+use crate::rng::SimRng;
 use crate::units::Time;
+use std::sync::Arc;
 
 /// Timer kinds at or above this value are reserved for the engine.
 pub const RESERVED_TIMER: u16 = 0xFF00;
@@ -142,3 +145,28 @@ pub trait Agent: Send {
         Vec::new()
     }
 }
+
+/// A flow kind's typed configuration (CBR, on/off, TCP, ...), which is also its factory:
+/// every flow of that kind gets its own agents, built from the flow's own random stream.
+/// Parsed in the kind's own module; the scenario's flow-kind registry holds one line per
+/// kind.
+pub trait FlowConfig: Send + Sync + std::fmt::Debug {
+    /// The scenario name of the kind (`kind = "..."`).
+    fn kind(&self) -> &'static str;
+    /// The sender and `receivers` receiving agents (≥ 1). `size` (bytes), when given,
+    /// replaces the configured amount of data (a traffic generator's draw).
+    fn build(&self, rng: SimRng, size: Option<u64>, receivers: usize) -> (Box<dyn Agent>, Vec<Box<dyn Agent>>);
+    /// Every parameter, defaults resolved, as scenario values (for reports).
+    fn params(&self) -> serde_json::Value;
+    /// The most receivers one flow of this kind may have (1: unicast only).
+    fn max_receivers(&self) -> usize {
+        1
+    }
+    /// Whether `size` may be given to [`FlowConfig::build`] (finite transfers).
+    fn sized(&self) -> bool {
+        false
+    }
+}
+
+/// Parses a flow kind's own fields (the `[[flows]]` table's other fields).
+pub type FlowParser = fn(&mut Obj, &mut Errors) -> Option<Arc<dyn FlowConfig>>;

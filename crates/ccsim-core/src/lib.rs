@@ -35,6 +35,7 @@ pub mod agent;
 pub mod app;
 pub mod bench;
 pub mod cc;
+pub mod config;
 pub mod engine;
 pub mod loss;
 pub mod measure;

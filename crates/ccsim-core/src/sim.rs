@@ -68,6 +68,8 @@ pub struct Results {
     /// Packets handed to their destination's agent ahead of the clock instead of by an
     /// event (counted in `events` too; see [`crate::agent::Agent::next_wakeup`]).
     pub taken_ahead: u64,
+    /// Every component's resolved parameters (JSON, see [`Spec::params`]).
+    pub params: String,
     pub flows: Table,
     pub queues: Table,
     pub drops: Table,
@@ -109,6 +111,8 @@ pub struct Simulation {
     warmup_pending: bool,
     /// See [`Results::taken_ahead`].
     taken_ahead: u64,
+    /// See [`Results::params`].
+    params: String,
 }
 
 impl Simulation {
@@ -121,6 +125,7 @@ impl Simulation {
     /// Builds the world. Every random stream is keyed by the seed and a component's name.
     pub fn with_options(spec: Spec, opts: &SimOptions) -> Result<Self, String> {
         let seed = spec.seed;
+        let params = spec.params().to_string();
         let nodes: Vec<Node> = spec.nodes.iter().map(|n| Node { name: n.clone() }).collect();
         let mut links = Vec::with_capacity(spec.links.len() * 2);
         let mut queue_kinds = Vec::with_capacity(spec.links.len() * 2);
@@ -128,10 +133,10 @@ impl Simulation {
             for (dir, (from, to)) in [(l.a, l.b), (l.b, l.a)].into_iter().enumerate() {
                 let dname = format!("{}->{}", spec.nodes[from as usize], spec.nodes[to as usize]);
                 let tag = if dir == 0 { "ab" } else { "ba" };
-                let queue = (l.queue[dir])(stream(seed, &format!("link:{}:{tag}:queue", l.name)));
-                let loss = l.loss[dir].as_ref().map(|b| b(stream(seed, &format!("link:{}:{tag}:loss", l.name))));
+                let queue = l.queue[dir].build(stream(seed, &format!("link:{}:{tag}:queue", l.name)));
+                let loss = l.loss[dir].as_ref().map(|m| m.build(stream(seed, &format!("link:{}:{tag}:loss", l.name))));
                 links.push(LinkDir::new(dname, l.name.clone(), dir == 0, from, to, l.rate_bps, l.delay, queue, loss));
-                queue_kinds.push(l.queue_kind[dir]);
+                queue_kinds.push(l.queue[dir].kind());
             }
         }
         let dir = opts.output_dir.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
@@ -155,7 +160,8 @@ impl Simulation {
         let mut sched = Scheduler::new();
         let mut flows = Vec::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.into_iter().enumerate() {
-            let (sender, receiver) = (f.app)(stream(seed, &format!("flow:{}", f.name)));
+            let (sender, mut receivers) = f.app.build(stream(seed, &format!("flow:{}", f.name)), None, 1);
+            let receiver = receivers.pop().expect("one receiver");
             let start = if f.start_jitter > 0 {
                 use crate::rng::Rng;
                 f.start + stream(seed, &format!("flow:{}:start", f.name)).gen_range(0..f.start_jitter)
@@ -166,7 +172,7 @@ impl Simulation {
             if let Some(stop) = f.stop {
                 sched.at(stop, Event::Timer { flow: i as u32, side: Side::Sender, kind: TIMER_STOP, token: 0 });
             }
-            flows.push(FlowSlot { name: f.name, kind: f.kind, src: f.src, dst: f.dst, start, stop: f.stop, sender, receiver });
+            flows.push(FlowSlot { name: f.name, kind: f.app.kind(), src: f.src, dst: f.dst, start, stop: f.stop, sender, receiver });
         }
         if spec.warmup > 0 {
             sched.at(spec.warmup, Event::WarmupEnd);
@@ -243,6 +249,7 @@ impl Simulation {
             horizon: 0,
             warmup_pending: spec.warmup > 0,
             taken_ahead: 0,
+            params,
         };
         sim.set_horizon();
         Ok(sim)
@@ -697,6 +704,7 @@ impl Simulation {
             stop,
             peak_packets,
             taken_ahead: self.taken_ahead,
+            params: self.params,
             flows,
             queues,
             drops,

@@ -98,6 +98,7 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
     meta.set_item("peak_packets", r.peak_packets)?;
     meta.set_item("taken_ahead", r.taken_ahead)?;
     meta.set_item("version", ccsim_core::VERSION)?;
+    meta.set_item("params_json", &r.params)?;
     d.set_item("meta", meta)?;
     d.set_item("flows", table_to_py(py, &r.flows)?)?;
     d.set_item("queues", table_to_py(py, &r.queues)?)?;

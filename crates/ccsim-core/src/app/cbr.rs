@@ -2,9 +2,11 @@
 //! With `jitter`, each gap is scaled by a uniform factor in [0.5, 1.5) (ns-2 `random_ 1`),
 //! keeping the mean rate.
 
-use crate::agent::{Agent, Ctx};
+use crate::agent::{Agent, Ctx, FlowConfig};
+use crate::config::{Errors, Obj};
 use crate::packet::Packet;
 use crate::rng::{Rng, SimRng};
+use std::sync::Arc;
 
 const SEND: u16 = 0;
 
@@ -52,4 +54,38 @@ impl Agent for Cbr {
             self.send_one(ctx);
         }
     }
+}
+
+/// `kind = "cbr"`: `rate` (required), `packet_size` (default 1000 B), `jitter` (default
+/// false: gaps exactly `packet_size·8/rate`; true: each gap scaled by U[0.5, 1.5), as ns-2's
+/// `random_ 1`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CbrConfig {
+    pub rate_bps: u64,
+    pub packet_size: u32,
+    pub jitter: bool,
+}
+
+impl FlowConfig for CbrConfig {
+    fn kind(&self) -> &'static str {
+        "cbr"
+    }
+    fn build(&self, rng: SimRng, _size: Option<u64>, receivers: usize) -> (Box<dyn Agent>, Vec<Box<dyn Agent>>) {
+        let sinks = (0..receivers).map(|_| Box::new(super::DatagramSink::default()) as Box<dyn Agent>).collect();
+        (Box::new(Cbr::new(self.rate_bps, self.packet_size, self.jitter, rng)), sinks)
+    }
+    fn params(&self) -> serde_json::Value {
+        crate::config::params_of(self)
+    }
+    fn max_receivers(&self) -> usize {
+        usize::MAX
+    }
+}
+
+/// Parses `rate`, `packet_size`, `jitter`.
+pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
+    let rate = o.req_rate("rate", errs);
+    let packet_size = o.size("packet_size", errs).unwrap_or(super::DEFAULT_PACKET_SIZE);
+    let jitter = o.boolean("jitter", errs).unwrap_or(false);
+    Some(Arc::new(CbrConfig { rate_bps: rate?, packet_size, jitter }))
 }

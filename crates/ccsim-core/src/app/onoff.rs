@@ -3,16 +3,19 @@
 //! (ns-2 `Application/Traffic/Exponential` and `/Pareto` draw burst and idle times the same
 //! way, with burst lengths counted in packets; here they are times).
 
-use crate::agent::{Agent, Ctx};
+use crate::agent::{Agent, Ctx, FlowConfig};
+use crate::config::{Errors, Obj};
 use crate::packet::Packet;
 use crate::rng::{exponential, pareto, SimRng};
 use crate::units::{secs, Time};
+use std::sync::Arc;
 
 const SEND: u16 = 0;
 const TOGGLE: u16 = 1;
 
 /// A distribution of period lengths (seconds).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Period {
     Constant(f64),
     Exponential { mean: f64 },
@@ -101,4 +104,53 @@ impl Agent for OnOff {
     fn probe(&self, out: &mut Vec<f64>) {
         out.push(self.is_on as u8 as f64);
     }
+}
+/// `kind = "onoff"`: `rate` while on (required), `packet_size` (default 1000 B), `on_mean`
+/// and `off_mean` (default 0.5 s each, as ns-2), `distribution` = exponential (default) |
+/// pareto | constant, `shape` (Pareto, default 1.5).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct OnOffConfig {
+    pub rate_bps: u64,
+    pub packet_size: u32,
+    pub on: Period,
+    pub off: Period,
+}
+
+impl FlowConfig for OnOffConfig {
+    fn kind(&self) -> &'static str {
+        "onoff"
+    }
+    fn build(&self, rng: SimRng, _size: Option<u64>, receivers: usize) -> (Box<dyn Agent>, Vec<Box<dyn Agent>>) {
+        let sinks = (0..receivers).map(|_| Box::new(super::DatagramSink::default()) as Box<dyn Agent>).collect();
+        (Box::new(OnOff::new(self.rate_bps, self.packet_size, self.on, self.off, rng)), sinks)
+    }
+    fn params(&self) -> serde_json::Value {
+        crate::config::params_of(self)
+    }
+    fn max_receivers(&self) -> usize {
+        usize::MAX
+    }
+}
+
+/// Parses `rate`, `packet_size`, `on_mean`, `off_mean`, `distribution`, `shape`.
+pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
+    let rate = o.req_rate("rate", errs);
+    let packet_size = o.size("packet_size", errs).unwrap_or(super::DEFAULT_PACKET_SIZE);
+    let on = o.time("on_mean", errs).unwrap_or(500_000_000);
+    let off = o.time("off_mean", errs).unwrap_or(500_000_000);
+    let dist = o.choice("distribution", &["exponential", "pareto", "constant"], Some("exponential"), errs);
+    let shape = o.float("shape", 1.0001, 100.0, errs).unwrap_or(1.5);
+    if on == 0 {
+        errs.add(o.at("on_mean"), "must be greater than 0");
+    }
+    let (rate_bps, dist) = (rate?, dist?);
+    let mk = move |mean: u64| {
+        let m = crate::units::to_secs(mean);
+        match dist {
+            "pareto" => Period::Pareto { mean: m, shape },
+            "constant" => Period::Constant(m),
+            _ => Period::Exponential { mean: m },
+        }
+    };
+    Some(Arc::new(OnOffConfig { rate_bps, packet_size, on: mk(on), off: mk(off) }))
 }

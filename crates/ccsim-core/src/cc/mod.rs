@@ -3,14 +3,18 @@
 //! A controller owns `cwnd` and `ssthresh`, in segments (f64, as ns-2; the sender sends
 //! `floor(cwnd)` segments). It grows the window on ACKs and sets the post-loss window on a
 //! congestion event or a timeout. Loss *recovery* (fast retransmit, fast recovery, partial
-//! ACKs, SACK) belongs to the TCP sender, not to the controller. A new algorithm is one
-//! file in this folder, its tests, and one line in [`REGISTRY`].
+//! ACKs, SACK) belongs to the TCP sender, not to the controller. Each algorithm has a
+//! typed configuration ([`CcConfig`], its factory; the `cc_params` table) parsed in its
+//! own file. A new algorithm is one file in this folder, its tests, and one line in
+//! [`REGISTRY`].
 
 pub mod bwe;
 pub mod reno;
 pub mod westwood;
 
+use crate::config::{Errors, Obj};
 use crate::units::Time;
+use std::sync::Arc;
 
 /// What the sender tells a controller about an ACK.
 #[derive(Clone, Copy, Debug, Default)]
@@ -101,9 +105,18 @@ pub struct CcInit {
     pub initial_ssthresh: f64,
 }
 
-pub type CcBuilder = std::sync::Arc<dyn Fn(CcInit) -> Box<dyn CongestionControl> + Send + Sync>;
-/// Parses a controller's own fields (`cc_params` table, may be absent).
-pub type CcParser = fn(Option<&mut crate::scenario::Obj>, &mut crate::scenario::Errors) -> Option<CcBuilder>;
+/// A controller's typed configuration (its `cc_params`), which is also its factory: each
+/// TCP sender builds its own controller from it.
+pub trait CcConfig: Send + Sync + std::fmt::Debug {
+    /// The scenario name (`cc = "..."`).
+    fn kind(&self) -> &'static str;
+    fn build(&self, init: CcInit) -> Box<dyn CongestionControl>;
+    /// Every parameter, defaults resolved, as scenario values (for reports).
+    fn params(&self) -> serde_json::Value;
+}
+
+/// Parses a controller's own fields (the `cc_params` table, which may be absent).
+pub type CcParser = fn(Option<&mut Obj>, &mut Errors) -> Option<Arc<dyn CcConfig>>;
 
 /// Congestion controllers by scenario name: one line per algorithm.
 pub const REGISTRY: &[(&str, CcParser)] = &[("reno", reno::parse), ("westwood", westwood::parse)];

@@ -7,7 +7,9 @@
 //! hole). As Linux's `tcp_slow_start`, slow start then stops at ssthresh and the rest of
 //! the credit is applied in congestion avoidance; one segment per ACK (ns-2) is unchanged.
 
-use super::{halve, AckInfo, CcBuilder, CcInit, CongestionControl, LossInfo};
+use super::{halve, AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
+use crate::config::{Errors, Obj};
+use std::sync::Arc;
 
 pub struct Reno {
     cwnd: f64,
@@ -47,10 +49,25 @@ impl CongestionControl for Reno {
     }
 }
 
-/// Scenario: `cc = "reno"` (no parameters).
-pub fn parse(obj: Option<&mut crate::scenario::Obj>, _errs: &mut crate::scenario::Errors) -> Option<CcBuilder> {
-    let _ = obj;
-    Some(std::sync::Arc::new(|init| Box::new(Reno::new(init))))
+/// `cc = "reno"`: no parameters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RenoConfig;
+
+impl CcConfig for RenoConfig {
+    fn kind(&self) -> &'static str {
+        "reno"
+    }
+    fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
+        Box::new(Reno::new(init))
+    }
+    fn params(&self) -> serde_json::Value {
+        serde_json::json!({})
+    }
+}
+
+/// Reno takes no `cc_params` (an empty table is accepted).
+pub fn parse(_obj: Option<&mut Obj>, _errs: &mut Errors) -> Option<Arc<dyn CcConfig>> {
+    Some(Arc::new(RenoConfig))
 }
 
 #[cfg(test)]

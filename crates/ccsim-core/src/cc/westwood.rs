@@ -11,10 +11,12 @@
 //! after it) is returned as the series `flow:<name>:bw_samples`.
 
 use super::bwe::{AckEvent, BandwidthEstimator, Ewma, Filter, Tustin, WestwoodPlus};
-use super::{AckInfo, CcBuilder, CcInit, CongestionControl, LossInfo};
+use super::{AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
+use crate::config::{Errors, Obj};
 use crate::measure::{Column, Table};
 use crate::units::Time;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// How many recent transmissions are remembered to find `S_{n−1}` (algorithm 1).
 const SENT_RING: usize = 1 << 14;
@@ -169,37 +171,81 @@ impl CongestionControl for Westwood {
     }
 }
 
-/// Scenario: `cc = "westwood"`, `cc_params = { estimator = "westwood", alpha = 0.1,
-/// tau = "1s", s_thresh_divisor = 16, g = 0.25, h = 0.125, k = 3, log_samples = false,
-/// ack_accounting = "ns2" | "literal" }`.
-pub fn parse(obj: Option<&mut crate::scenario::Obj>, errs: &mut crate::scenario::Errors) -> Option<CcBuilder> {
-    let (mut est, mut alpha, mut tau, mut div, mut g, mut h, mut k, mut log) = ("westwood", 0.1, 1.0, 16.0, 0.25, 0.125, 3.0, false);
-    let mut literal = false;
+/// `cc = "westwood"`, `cc_params = { estimator = "westwood", alpha = 0.1, tau = "1s",
+/// s_thresh_divisor = 16, g = 0.25, h = 0.125, k = 3, log_samples = false, ack_accounting =
+/// "ns2" | "literal" }`: the bandwidth estimator (`original`, `westwood` (Tustin filter,
+/// ns-2's TCP Westwood), `westwood+`, the paper's `alg1` and `alg2`) and its constants.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct WestwoodConfig {
+    pub estimator: &'static str,
+    pub alpha: f64,
+    /// Tustin filter time constant, seconds.
+    pub tau: f64,
+    pub s_thresh_divisor: f64,
+    pub g: f64,
+    pub h: f64,
+    pub k: f64,
+    pub log_samples: bool,
+    /// `"ns2"` or `"literal"`.
+    pub ack_accounting: &'static str,
+}
+
+impl Default for WestwoodConfig {
+    fn default() -> Self {
+        WestwoodConfig {
+            estimator: "westwood",
+            alpha: 0.1,
+            tau: 1.0,
+            s_thresh_divisor: 16.0,
+            g: 0.25,
+            h: 0.125,
+            k: 3.0,
+            log_samples: false,
+            ack_accounting: "ns2",
+        }
+    }
+}
+
+impl CcConfig for WestwoodConfig {
+    fn kind(&self) -> &'static str {
+        "westwood"
+    }
+    fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
+        let c = self;
+        let literal = c.ack_accounting == "literal";
+        let (e, needs): (Box<dyn BandwidthEstimator>, bool) = match c.estimator {
+            "original" => (Box::new(Ewma::new("original", c.alpha, Filter::None).literal(literal)), false),
+            "alg1" => (Box::new(Ewma::new("alg1", c.alpha, Filter::SendGap { divisor: c.s_thresh_divisor }).literal(literal)), true),
+            "alg2" => (Box::new(Ewma::new("alg2", c.alpha, Filter::AckGap { g: c.g, h: c.h, k: c.k }).literal(literal)), false),
+            "westwood+" => (Box::new(WestwoodPlus::new()), false),
+            _ => (Box::new(Tustin::new(c.tau)), false),
+        };
+        Box::new(Westwood::new(init, e, needs, c.log_samples))
+    }
+    fn params(&self) -> serde_json::Value {
+        crate::config::params_of(self)
+    }
+}
+
+/// Parses `cc_params`.
+pub fn parse(obj: Option<&mut Obj>, errs: &mut Errors) -> Option<Arc<dyn CcConfig>> {
+    let mut c = WestwoodConfig::default();
     if let Some(o) = obj {
-        est = o.choice("estimator", &["original", "westwood", "westwood+", "alg1", "alg2"], Some("westwood"), errs)?;
-        alpha = o.float("alpha", 1e-6, 1.0, errs).unwrap_or(alpha);
-        tau = o.time("tau", errs).map(|t| t as f64 / 1e9).unwrap_or(tau);
-        if tau <= 0.0 {
+        c.estimator = o.choice("estimator", &["original", "westwood", "westwood+", "alg1", "alg2"], Some("westwood"), errs)?;
+        c.alpha = o.float("alpha", 1e-6, 1.0, errs).unwrap_or(c.alpha);
+        c.tau = o.time("tau", errs).map(|t| t as f64 / 1e9).unwrap_or(c.tau);
+        if c.tau <= 0.0 {
             errs.add(o.at("tau"), "must be greater than 0");
             return None;
         }
-        div = o.float("s_thresh_divisor", 1e-3, 1e6, errs).unwrap_or(div);
-        g = o.float("g", 1e-6, 1.0, errs).unwrap_or(g);
-        h = o.float("h", 1e-6, 1.0, errs).unwrap_or(h);
-        k = o.float("k", 0.0, 1e3, errs).unwrap_or(k);
-        log = o.boolean("log_samples", errs).unwrap_or(false);
-        literal = o.choice("ack_accounting", &["ns2", "literal"], Some("ns2"), errs)? == "literal";
+        c.s_thresh_divisor = o.float("s_thresh_divisor", 1e-3, 1e6, errs).unwrap_or(c.s_thresh_divisor);
+        c.g = o.float("g", 1e-6, 1.0, errs).unwrap_or(c.g);
+        c.h = o.float("h", 1e-6, 1.0, errs).unwrap_or(c.h);
+        c.k = o.float("k", 0.0, 1e3, errs).unwrap_or(c.k);
+        c.log_samples = o.boolean("log_samples", errs).unwrap_or(false);
+        c.ack_accounting = o.choice("ack_accounting", &["ns2", "literal"], Some("ns2"), errs)?;
     }
-    Some(std::sync::Arc::new(move |init| {
-        let (e, needs): (Box<dyn BandwidthEstimator>, bool) = match est {
-            "original" => (Box::new(Ewma::new("original", alpha, Filter::None).literal(literal)), false),
-            "alg1" => (Box::new(Ewma::new("alg1", alpha, Filter::SendGap { divisor: div }).literal(literal)), true),
-            "alg2" => (Box::new(Ewma::new("alg2", alpha, Filter::AckGap { g, h, k }).literal(literal)), false),
-            "westwood+" => (Box::new(WestwoodPlus::new()), false),
-            _ => (Box::new(Tustin::new(tau)), false),
-        };
-        Box::new(Westwood::new(init, e, needs, log))
-    }))
+    Some(Arc::new(c))
 }
 
 #[cfg(test)]

@@ -1,8 +1,11 @@
 //! DropTail: FIFO that drops arrivals when full (limit in packets or bytes).
 
-use super::{reserve_for, DropReason, Dropped, Fifo, Limit, Queue};
+use super::{reserve_for, DropReason, Dropped, Fifo, Limit, LinkInfo, Queue, QueueConfig};
+use crate::config::{Errors, Obj};
 use crate::packet::{PacketPool, PktId};
+use crate::rng::SimRng;
 use crate::units::Time;
+use std::sync::Arc;
 
 pub struct DropTail {
     fifo: Fifo,
@@ -44,14 +47,30 @@ impl Queue for DropTail {
     }
 }
 
-/// Scenario: `{ kind = "droptail", limit = 100 }` (packets; or `"64KB"` for bytes).
-pub fn parse(
-    o: &mut crate::scenario::Obj,
-    _link: &crate::scenario::LinkInfo,
-    errs: &mut crate::scenario::Errors,
-) -> Option<crate::scenario::QueueBuilder> {
-    let limit = crate::scenario::parse_limit(o, "limit", Limit::Packets(crate::scenario::DEFAULT_QUEUE_LIMIT), errs)?;
-    Some(Box::new(move |_| Box::new(DropTail::new(limit))))
+/// DropTail's configuration: `{ kind = "droptail", limit = 100 }` (packets; `"64KB"` for
+/// bytes). Default limit: 50 packets (ns-2's `Queue limit_`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DropTailConfig {
+    /// Capacity, excluding the packet in transmission.
+    pub limit: Limit,
+}
+
+impl QueueConfig for DropTailConfig {
+    fn kind(&self) -> &'static str {
+        "droptail"
+    }
+    fn build(&self, _rng: SimRng) -> Box<dyn Queue> {
+        Box::new(DropTail::new(self.limit))
+    }
+    fn params(&self) -> serde_json::Value {
+        crate::config::params_of(self)
+    }
+}
+
+/// Parses `limit`.
+pub fn parse(o: &mut Obj, _link: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn QueueConfig>> {
+    let limit = super::parse_limit(o, "limit", Limit::Packets(super::DEFAULT_QUEUE_LIMIT), errs)?;
+    Some(Arc::new(DropTailConfig { limit }))
 }
 
 #[cfg(test)]

@@ -3,15 +3,21 @@
 //! A queue holds packet ids (the packets themselves live in the [`PacketPool`]). It decides
 //! on arrival whether to accept, and may drop the arrival or other packets (drop-from-front,
 //! push-out); every drop is reported with its [`DropReason`] so the link can account it.
-//! A new discipline is one file implementing [`Queue`], its tests, and one line in
-//! [`crate::scenario`]'s queue registry.
+//! Each discipline has a typed configuration ([`QueueConfig`]: documented fields with
+//! ns-2 defaults, parsed in the discipline's own file) that is also its factory. A new
+//! discipline is one file implementing [`Queue`] and [`QueueConfig`], its tests, and one
+//! line in [`REGISTRY`].
 
 pub mod droptail;
 pub mod red;
 
+use crate::config::{Errors, Obj};
 use crate::packet::{PacketPool, PktId};
+use crate::rng::SimRng;
 use crate::units::Time;
+use serde_json::Value;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 pub use droptail::DropTail;
 pub use red::{Red, RedParams};
@@ -89,6 +95,16 @@ pub enum Limit {
     Bytes(u64),
 }
 
+impl serde::Serialize for Limit {
+    /// As a scenario writes it: packets as a whole number, bytes as `"64000B"`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Limit::Packets(n) => s.serialize_u64(n),
+            Limit::Bytes(b) => s.serialize_str(&format!("{b}B")),
+        }
+    }
+}
+
 impl Limit {
     /// Whether a packet of `size` bytes fits in `fifo`.
     #[inline]
@@ -145,5 +161,69 @@ pub(crate) fn reserve_for(limit: Limit) -> usize {
     }
 }
 
+/// What a queue's configuration may need to know about its link direction.
+#[derive(Clone, Copy, Debug)]
+pub struct LinkInfo {
+    pub rate_bps: u64,
+    pub delay: Time,
+}
+
+/// A discipline's typed configuration, which is also its factory: each link direction
+/// gets its own instance, with its own random stream.
+pub trait QueueConfig: Send + Sync + std::fmt::Debug {
+    /// The scenario name of the discipline (`kind = "..."`).
+    fn kind(&self) -> &'static str;
+    /// A new, empty queue.
+    fn build(&self, rng: SimRng) -> Box<dyn Queue>;
+    /// Every parameter, defaults resolved, as scenario values (for reports).
+    fn params(&self) -> Value;
+}
+
+/// Parses a discipline's fields (the table beside `kind`).
+pub type QueueParser = fn(&mut Obj, &LinkInfo, &mut Errors) -> Option<Arc<dyn QueueConfig>>;
+
 /// Queue kinds by scenario name: one line per discipline.
-pub const REGISTRY: &[(&str, crate::scenario::QueueParser)] = &[("droptail", droptail::parse), ("red", red::parse)];
+pub const REGISTRY: &[(&str, QueueParser)] = &[("droptail", droptail::parse), ("red", red::parse)];
+
+/// Default queue limit when a link names none: 50 packets (ns-2's `Queue limit_`).
+pub const DEFAULT_QUEUE_LIMIT: u64 = 50;
+
+/// The queue of a link that names none: DropTail, [`DEFAULT_QUEUE_LIMIT`] packets.
+pub fn default_config() -> Arc<dyn QueueConfig> {
+    Arc::new(droptail::DropTailConfig { limit: Limit::Packets(DEFAULT_QUEUE_LIMIT) })
+}
+
+/// Parses a queue-limit value: an integer is packets; a string is `"100pkt"` / `"100p"`
+/// (packets) or a byte size such as `"150KB"`.
+pub fn parse_limit(o: &mut Obj, key: &'static str, default: Limit, errs: &mut Errors) -> Option<Limit> {
+    let Some(v) = o.get(key) else { return Some(default) };
+    let bad = |errs: &mut Errors| {
+        errs.add(
+            o.at(key),
+            format!("invalid queue limit {}: give packets as a whole number or '100pkt', or bytes as '150KB'", crate::config::show(v)),
+        );
+        None
+    };
+    match v {
+        Value::Number(n) => match n.as_u64() {
+            Some(p) if p >= 1 => Some(Limit::Packets(p)),
+            _ => bad(errs),
+        },
+        Value::String(s) => {
+            let t = s.trim();
+            for suf in ["pkts", "pkt", "packets", "p"] {
+                if let Some(num) = t.strip_suffix(suf) {
+                    return match num.trim().parse::<u64>() {
+                        Ok(p) if p >= 1 => Some(Limit::Packets(p)),
+                        _ => bad(errs),
+                    };
+                }
+            }
+            match crate::units::parse_size(t) {
+                Some(b) if b >= 1.0 && b.fract() == 0.0 => Some(Limit::Bytes(b as u64)),
+                _ => bad(errs),
+            }
+        }
+        _ => bad(errs),
+    }
+}

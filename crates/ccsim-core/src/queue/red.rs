@@ -15,13 +15,16 @@
 //! `RTT = max(0.1, 3·(delay + 1/ptc))`; `max_p = 0.1`; gentle and wait on;
 //! `mean_pktsize = 500` B; `ptc = rate/(8·mean_pktsize)`.
 
-use super::{reserve_for, DropReason, Dropped, Fifo, Limit, Queue};
+use super::{reserve_for, DropReason, Dropped, Fifo, Limit, LinkInfo, Queue, QueueConfig};
+use crate::config::{Errors, Obj};
 use crate::packet::{PacketPool, PktId};
 use crate::rng::{Rng, SimRng};
 use crate::units::{to_secs, Time};
+use std::sync::Arc;
 
-/// Resolved RED parameters (thresholds in packets).
-#[derive(Clone, Debug, PartialEq)]
+/// RED's typed configuration, resolved for its link (thresholds in packets); also its
+/// factory ([`QueueConfig`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct RedParams {
     pub limit: Limit,
     pub min_th: f64,
@@ -188,15 +191,23 @@ impl Queue for Red {
     }
 }
 
+impl QueueConfig for RedParams {
+    fn kind(&self) -> &'static str {
+        "red"
+    }
+    fn build(&self, rng: SimRng) -> Box<dyn Queue> {
+        Box::new(Red::new(self.clone(), rng))
+    }
+    fn params(&self) -> serde_json::Value {
+        crate::config::params_of(self)
+    }
+}
+
 /// Scenario: `{ kind = "red", limit = 50, min_th = 5, max_th = 15, max_p = 0.1, w_q = 0.002,
 /// gentle = true, wait = true, mean_pktsize = 500 }`; omitted thresholds and `w_q` take
 /// ns-2.35's automatic values for the link.
-pub fn parse(
-    o: &mut crate::scenario::Obj,
-    link: &crate::scenario::LinkInfo,
-    errs: &mut crate::scenario::Errors,
-) -> Option<crate::scenario::QueueBuilder> {
-    let limit = crate::scenario::parse_limit(o, "limit", Limit::Packets(crate::scenario::DEFAULT_QUEUE_LIMIT), errs);
+pub fn parse(o: &mut Obj, link: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn QueueConfig>> {
+    let limit = super::parse_limit(o, "limit", Limit::Packets(super::DEFAULT_QUEUE_LIMIT), errs);
     let mean = o.size("mean_pktsize", errs).unwrap_or(500) as f64;
     let ptc = RedParams::ptc(link.rate_bps, mean);
     let min_th = o.float("min_th", 0.0, 1e9, errs);
@@ -211,8 +222,7 @@ pub fn parse(
     let w_q = o.float("w_q", 1e-9, 1.0, errs).unwrap_or_else(|| RedParams::ns2_auto_w_q(ptc, link.delay));
     let gentle = o.boolean("gentle", errs).unwrap_or(true);
     let wait = o.boolean("wait", errs).unwrap_or(true);
-    let p = RedParams { limit: limit?, min_th, max_th, max_p, w_q, gentle, wait, ptc };
-    Some(Box::new(move |rng| Box::new(Red::new(p.clone(), rng))))
+    Some(Arc::new(RedParams { limit: limit?, min_th, max_th, max_p, w_q, gentle, wait, ptc }))
 }
 
 #[cfg(test)]

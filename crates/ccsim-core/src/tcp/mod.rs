@@ -15,7 +15,10 @@ pub use receiver::TcpReceiver;
 pub use rtt::{RttEstimator, RttMode};
 pub use sender::TcpSender;
 
-use crate::scenario::{AppBuilder, Errors, Obj};
+use crate::agent::{Agent, FlowConfig};
+use crate::cc::CcConfig;
+use crate::config::{Errors, Obj};
+use crate::rng::SimRng;
 use crate::units::{Time, MS, SEC};
 use std::sync::Arc;
 
@@ -68,6 +71,8 @@ pub struct TcpConfig {
     /// recomputes the RTO from the estimator), instead of keeping it until a valid RTT
     /// sample (RFC 6298 section 5 with Karn's rule; ns-2, Linux).
     pub backoff_reset_on_ack: bool,
+    /// The congestion controller and its parameters (`cc`, `cc_params`; default Reno).
+    pub cc: Arc<dyn CcConfig>,
 }
 
 impl TcpConfig {
@@ -106,6 +111,7 @@ impl TcpConfig {
             prr: false,
             handshake: false,
             backoff_reset_on_ack: false,
+            cc: Arc::new(crate::cc::reno::RenoConfig),
         }
     }
 
@@ -137,6 +143,7 @@ impl TcpConfig {
             prr: true,
             handshake: true,
             backoff_reset_on_ack: false,
+            cc: Arc::new(crate::cc::reno::RenoConfig),
         }
     }
 }
@@ -148,7 +155,7 @@ impl TcpConfig {
 /// `clock_granularity`, `min_rto`, `max_rto`, `initial_rto`, `timestamps`,
 /// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`,
 /// `rto_backoff_reset` (`rtt_sample` | `new_ack`).
-pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
+pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     let profile = o.choice("profile", &["ns2", "linux"], Some("ns2"), errs)?;
     let mut c = if profile == "linux" { TcpConfig::linux() } else { TcpConfig::ns2() };
     if let Some(m) = o.size("mss", errs) {
@@ -229,10 +236,9 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
         };
         match b {
             Some(b) if b >= 1.0 && b.is_finite() => c.bytes = Some(b as u64),
-            _ => errs.add(
-                o.at("bytes"),
-                format!("expected a size such as '10MB' or a number of bytes >= 1, got {}", crate::scenario::reader::show(v)),
-            ),
+            _ => {
+                errs.add(o.at("bytes"), format!("expected a size such as '10MB' or a number of bytes >= 1, got {}", crate::config::show(v)))
+            }
         }
     }
     let recovery = o.choice(
@@ -268,7 +274,7 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
     let names: Vec<&'static str> = crate::cc::REGISTRY.iter().map(|(n, _)| *n).collect();
     let cc_name = o.choice("cc", &names, Some("reno"), errs)?;
     let parser = crate::cc::REGISTRY.iter().find(|(n, _)| *n == cc_name).unwrap().1;
-    let cc = match o.get("cc_params") {
+    c.cc = match o.get("cc_params") {
         Some(v) => {
             let path = o.at("cc_params");
             let mut p = Obj::new(v, &path, errs)?;
@@ -278,6 +284,70 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<AppBuilder> {
         }
         None => parser(None, errs),
     }?;
-    let cfg = Arc::new(c);
-    Some(Box::new(move |rng| (Box::new(TcpSender::new(cfg.clone(), &cc, rng)), Box::new(TcpReceiver::new(cfg.clone())))))
+    Some(Arc::new(TcpFlow { cfg: Arc::new(c) }))
+}
+
+/// The `tcp` flow kind: one shared [`TcpConfig`] for every flow of a `[[flows]]` entry.
+#[derive(Debug)]
+pub struct TcpFlow {
+    pub cfg: Arc<TcpConfig>,
+}
+
+impl FlowConfig for TcpFlow {
+    fn kind(&self) -> &'static str {
+        "tcp"
+    }
+    fn build(&self, rng: SimRng, size: Option<u64>, _receivers: usize) -> (Box<dyn Agent>, Vec<Box<dyn Agent>>) {
+        let bytes = size.or(self.cfg.bytes);
+        (Box::new(TcpSender::new(self.cfg.clone(), rng, bytes)), vec![Box::new(TcpReceiver::new(self.cfg.clone()))])
+    }
+    fn params(&self) -> serde_json::Value {
+        self.cfg.params()
+    }
+    fn sized(&self) -> bool {
+        true
+    }
+}
+
+impl TcpConfig {
+    /// Every parameter as scenario values (times in seconds, `window` in segments).
+    pub fn params(&self) -> serde_json::Value {
+        let s = crate::units::to_secs;
+        let (est, gran) = match self.rtt_mode {
+            RttMode::Ns2 { tick } => ("ns2", tick),
+            RttMode::Rfc6298 { granularity } => ("rfc6298", granularity),
+        };
+        let recovery = match self.recovery {
+            Recovery::Tahoe => "tahoe",
+            Recovery::Reno => "reno",
+            Recovery::NewReno => "newreno",
+            Recovery::Sack => "sack",
+        };
+        serde_json::json!({
+            "mss": self.mss,
+            "timestamps": self.timestamps,
+            "window": self.window_bytes as f64 / self.mss as f64,
+            "initial_window": self.initial_window,
+            "initial_ssthresh": self.initial_ssthresh,
+            "delayed_ack": self.delayed_ack,
+            "delack_count": self.delack_count,
+            "delack_timeout": s(self.delack_timeout),
+            "rtt_estimator": est,
+            "clock_granularity": s(gran),
+            "min_rto": s(self.min_rto),
+            "max_rto": s(self.max_rto),
+            "initial_rto": s(self.initial_rto),
+            "recovery": recovery,
+            "max_sack_blocks": self.max_sack_blocks,
+            "dupthresh": self.dupthresh,
+            "abc": self.abc,
+            "bytes": self.bytes,
+            "overhead": s(self.overhead),
+            "prr": self.prr,
+            "handshake": self.handshake,
+            "rto_backoff_reset": if self.backoff_reset_on_ack { "new_ack" } else { "rtt_sample" },
+            "cc": self.cc.kind(),
+            "cc_params": self.cc.params(),
+        })
+    }
 }

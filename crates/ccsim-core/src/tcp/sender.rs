@@ -126,10 +126,11 @@ impl Prr {
 }
 
 impl TcpSender {
-    pub fn new(cfg: Arc<TcpConfig>, cc: &crate::cc::CcBuilder, rng: SimRng) -> Self {
-        let cc = cc(CcInit { initial_cwnd: cfg.initial_window, initial_ssthresh: cfg.initial_ssthresh });
+    /// A sender for `bytes` bytes (None: an infinite transfer).
+    pub fn new(cfg: Arc<TcpConfig>, rng: SimRng, bytes: Option<u64>) -> Self {
+        let cc = cfg.cc.build(CcInit { initial_cwnd: cfg.initial_window, initial_ssthresh: cfg.initial_ssthresh });
         let rtt = RttEstimator::new(cfg.rtt_mode, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
-        let app_limit = cfg.bytes.unwrap_or(u64::MAX);
+        let app_limit = bytes.unwrap_or(u64::MAX);
         let established = !cfg.handshake;
         TcpSender {
             rng: (cfg.overhead > 0).then(|| Box::new(rng)),

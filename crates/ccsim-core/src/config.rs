@@ -1,7 +1,13 @@
-//! A small validating reader over a JSON value tree: every access names its path, every
-//! problem becomes a [`ScenarioError`] naming the exact field, the value and what is
-//! allowed, and unknown fields are reported with the list of known ones. Errors accumulate
-//! so a user sees all of them at once.
+//! Ground-level configuration parsing, shared by every component: a small validating
+//! reader over a JSON value tree ([`Obj`]). Every access names its path, every problem
+//! becomes a [`ScenarioError`] naming the exact field, the value and what is allowed, and
+//! unknown fields are reported with the list of known ones. Errors accumulate so a user
+//! sees all of them at once.
+//!
+//! Each component (queue, loss model, flow kind, congestion controller, node element,
+//! traffic generator) parses its own typed configuration from an [`Obj`] in its own
+//! module; this module depends on nothing but [`crate::units`], so no component needs the
+//! scenario module (which assembles them) and there is no import circle.
 
 use crate::units::{self, RATE_UNITS, SIZE_UNITS, TIME_UNITS};
 use serde_json::{Map, Value};
@@ -43,8 +49,9 @@ pub fn show(v: &Value) -> String {
         Value::String(s) => format!("'{s}'"),
         other => other.to_string(),
     };
-    if s.len() > 60 {
-        format!("{}...", &s[..57])
+    if s.chars().count() > 60 {
+        // Cut on a character boundary (a byte index could fall inside a multi-byte one).
+        format!("{}...", s.chars().take(57).collect::<String>())
     } else {
         s
     }
@@ -287,4 +294,29 @@ impl<'v> Obj<'v> {
         }
         found
     }
+}
+
+/// Serde helpers: parameters written back in SI units (times in seconds), so that a
+/// configuration's `params()` is readable and valid scenario input.
+pub mod ser {
+    use crate::units::Time;
+    use serde::Serializer;
+
+    /// A time in integer nanoseconds as seconds.
+    pub fn secs<S: Serializer>(t: &Time, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(*t as f64 / 1e9)
+    }
+
+    /// An optional time as seconds (or null).
+    pub fn opt_secs<S: Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
+        match t {
+            Some(t) => s.serialize_f64(*t as f64 / 1e9),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+/// A configuration's parameters as a JSON value (for reports and run metadata).
+pub fn params_of<T: serde::Serialize>(c: &T) -> Value {
+    serde_json::to_value(c).unwrap_or(Value::Null)
 }

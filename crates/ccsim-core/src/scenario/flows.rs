@@ -1,0 +1,97 @@
+//! `[[flows]]`: each entry names a flow kind from [`FLOW_KINDS`] (whose own module parses
+//! its fields into a typed [`FlowConfig`]) and places `count` flows between nodes.
+
+use super::topology::Topology;
+use super::FlowSpec;
+use crate::agent::{FlowConfig, FlowParser};
+use crate::config::{show, Errors, Obj};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Flow kinds by scenario name: one line per kind.
+pub const FLOW_KINDS: &[(&str, FlowParser)] =
+    &[("cbr", crate::app::cbr::parse), ("onoff", crate::app::onoff::parse), ("tcp", crate::tcp::parse)];
+
+/// The kinds' names, for messages.
+pub(crate) fn kind_names() -> Vec<&'static str> {
+    FLOW_KINDS.iter().map(|(k, _)| *k).collect()
+}
+
+/// Parses a flow kind's configuration from `o` (its `kind` and own fields).
+pub(crate) fn flow_config(o: &mut Obj, errs: &mut Errors) -> Option<std::sync::Arc<dyn FlowConfig>> {
+    let kind = o.choice("kind", &kind_names(), None, errs)?;
+    let parser = FLOW_KINDS.iter().find(|(n, _)| *n == kind).unwrap().1;
+    parser(o, errs)
+}
+
+/// The parsed flows and their names.
+pub(crate) struct Flows {
+    pub flows: Vec<FlowSpec>,
+    pub names: HashMap<String, u32>,
+}
+
+/// `[[flows]]`: `name` (`{i}` = 0..count-1), `kind`, `count`, `src`, `dst`, `start`,
+/// `start_jitter`, `stop`, and the kind's own fields.
+pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mut Errors) -> Flows {
+    let mut out = Flows { flows: Vec::new(), names: HashMap::new() };
+    let Some(fv) = top.get("flows") else { return out };
+    let Value::Array(items) = fv else {
+        errs.add("flows", format!("expected an array of tables ([[flows]]), got {}", show(fv)));
+        return out;
+    };
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("flows[{i}]");
+        let Some(mut o) = Obj::new(item, &path, errs) else { continue };
+        let count = o.int("count", 1, 1_000_000, errs).unwrap_or(1);
+        let name = o.string("name", errs).map(str::to_string).unwrap_or_else(|| format!("flow{i}"));
+        let src = o.req_string("src", errs);
+        let dst = o.req_string("dst", errs);
+        let start = o.time("start", errs).unwrap_or(0);
+        let start_jitter = o.time("start_jitter", errs).unwrap_or(0);
+        let stop = o.time("stop", errs);
+        if let Some(stop) = stop {
+            if stop <= start {
+                errs.add(o.at("stop"), "must be later than start");
+            }
+        }
+        let app = flow_config(&mut o, errs);
+        let (Some(src), Some(dst), Some(app)) = (src, dst, app) else {
+            o.finish(errs);
+            continue;
+        };
+        let src_path = o.at("src");
+        let dst_path = o.at("dst");
+        o.finish(errs);
+        for k in 0..count {
+            let sub = |s: &str| if count > 1 || s.contains("{i}") { s.replace("{i}", &k.to_string()) } else { s.to_string() };
+            let mut fname = sub(&name);
+            if count > 1 && !name.contains("{i}") {
+                fname = format!("{name}-{k}");
+            }
+            let (s, d) = (sub(src), sub(dst));
+            let si = topo.nodes.get(&s);
+            let di = topo.nodes.get(&d);
+            if si.is_none() {
+                refs.add(src_path.clone(), format!("no node named '{s}'"));
+            }
+            if di.is_none() {
+                refs.add(dst_path.clone(), format!("no node named '{d}'"));
+            }
+            let (Some(si), Some(di)) = (si, di) else { break };
+            if si == di {
+                errs.add(dst_path.clone(), "a flow's src and dst must differ");
+                break;
+            }
+            if !topo.connected(si, di) {
+                refs.add(path.clone(), format!("no route from '{s}' to '{d}'"));
+                break;
+            }
+            if out.names.insert(fname.clone(), out.flows.len() as u32).is_some() {
+                errs.add(format!("{path}.name"), format!("duplicate flow name '{fname}'"));
+                break;
+            }
+            out.flows.push(FlowSpec { name: fname, src: si, dst: di, start, start_jitter, stop, app: app.clone() });
+        }
+    }
+    out
+}

@@ -1,0 +1,314 @@
+//! The topology sections: `nodes`, `[[links]]` and `[dumbbell]`, each link's queue and
+//! loss model (parsed by the registries of [`crate::queue`] and [`crate::loss`]), and the
+//! names by which later sections refer to nodes and link directions.
+
+use super::{LinkSpec, Nodes};
+use crate::config::{show, Errors, Obj};
+use crate::loss::LossConfig;
+use crate::queue::{LinkInfo, QueueConfig};
+use crate::units::Time;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The validated topology.
+#[derive(Default)]
+pub(crate) struct Topology {
+    pub nodes: Nodes,
+    pub links: Vec<LinkSpec>,
+    pub link_names: HashMap<String, u32>,
+    /// Union-find over nodes (links are duplex): which nodes are connected.
+    parent: Vec<u32>,
+}
+
+impl Topology {
+    fn find(&self, x: u32) -> u32 {
+        let mut x = x;
+        while self.parent[x as usize] != x {
+            x = self.parent[x as usize];
+        }
+        x
+    }
+
+    /// Whether a path joins `a` and `b`.
+    pub fn connected(&self, a: u32, b: u32) -> bool {
+        self.find(a) == self.find(b)
+    }
+
+    /// `"name"` = forward direction of link `name`; `"x->y"` = the direction from x to y.
+    pub fn link_dir(&self, s: &str) -> Option<u32> {
+        if let Some(&li) = self.link_names.get(s) {
+            return Some(2 * li);
+        }
+        let (x, y) = s.split_once("->")?;
+        let (x, y) = (x.trim(), y.trim());
+        let nodes = &self.nodes.names;
+        for (i, l) in self.links.iter().enumerate() {
+            let (a, b) = (&nodes[l.a as usize], &nodes[l.b as usize]);
+            if a == x && b == y {
+                return Some(2 * i as u32);
+            }
+            if a == y && b == x {
+                return Some(2 * i as u32 + 1);
+            }
+        }
+        None
+    }
+
+    /// The (from, to) nodes of link direction `ld`.
+    pub fn ends(&self, ld: u32) -> (u32, u32) {
+        let l = &self.links[(ld / 2) as usize];
+        if ld.is_multiple_of(2) {
+            (l.a, l.b)
+        } else {
+            (l.b, l.a)
+        }
+    }
+}
+
+/// The parts of a link other than its endpoints.
+struct LinkParts {
+    name: Option<String>,
+    rate: u64,
+    delay: Time,
+    queue: [Arc<dyn QueueConfig>; 2],
+    loss: [Option<Arc<dyn LossConfig>>; 2],
+}
+
+/// Parses `nodes`, `[dumbbell]` and `[[links]]`, in that order.
+pub(crate) fn parse(top: &mut Obj, errs: &mut Errors) -> Topology {
+    let mut t = Topology::default();
+    parse_nodes(top, &mut t.nodes, errs);
+    let mut pending: Vec<(String, String, String, LinkParts)> = Vec::new();
+    if let Some(dv) = top.get("dumbbell") {
+        if let Some(mut d) = Obj::new(dv, "dumbbell", errs) {
+            parse_dumbbell(&mut d, errs, &mut t.nodes, &mut pending);
+            d.finish(errs);
+        }
+    }
+    parse_links(top, errs, &mut pending);
+    for (path, a, b, parts) in pending {
+        let ai = t.nodes.get(&a);
+        let bi = t.nodes.get(&b);
+        if ai.is_none() {
+            errs.add(format!("{path}.a"), format!("no node named '{a}' (declare it in nodes)"));
+        }
+        if bi.is_none() {
+            errs.add(format!("{path}.b"), format!("no node named '{b}' (declare it in nodes)"));
+        }
+        if a == b {
+            errs.add(format!("{path}.b"), "a link must join two different nodes");
+        }
+        let lname = parts.name.clone().unwrap_or_else(|| format!("{a}-{b}"));
+        if t.link_names.insert(lname.clone(), t.links.len() as u32).is_some() {
+            errs.add(format!("{path}.name"), format!("duplicate link name '{lname}'"));
+        }
+        if let (Some(a), Some(b)) = (ai, bi) {
+            t.links.push(LinkSpec { name: lname, a, b, rate_bps: parts.rate, delay: parts.delay, queue: parts.queue, loss: parts.loss });
+        }
+    }
+    t.parent = (0..t.nodes.names.len() as u32).collect();
+    for i in 0..t.links.len() {
+        let (ra, rb) = (t.find(t.links[i].a), t.find(t.links[i].b));
+        t.parent[ra as usize] = rb;
+    }
+    t
+}
+
+/// `nodes = ["a", "b"]` or `[{ name = "a" }, ...]`.
+fn parse_nodes(top: &mut Obj, nodes: &mut Nodes, errs: &mut Errors) {
+    let Some(nv) = top.get("nodes") else { return };
+    let Value::Array(items) = nv else {
+        errs.add("nodes", format!("expected a list of node names, got {}", show(nv)));
+        return;
+    };
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("nodes[{i}]");
+        match item {
+            Value::String(s) if !s.is_empty() => nodes.add(s, &path, errs),
+            Value::Object(_) => {
+                let Some(mut o) = Obj::new(item, &path, errs) else { continue };
+                if let Some(n) = o.req_string("name", errs) {
+                    nodes.add(n, &o.at("name"), errs);
+                }
+                o.finish(errs);
+            }
+            other => errs.add(path, format!("expected a node name or a table with 'name', got {}", show(other))),
+        }
+    }
+}
+
+/// `[[links]]`: `a`, `b`, `name`, `rate`, `delay`, `queue`, `reverse_queue`, `loss`.
+fn parse_links(top: &mut Obj, errs: &mut Errors, pending: &mut Vec<(String, String, String, LinkParts)>) {
+    let Some(lv) = top.get("links") else { return };
+    let Value::Array(items) = lv else {
+        errs.add("links", format!("expected an array of tables ([[links]]), got {}", show(lv)));
+        return;
+    };
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("links[{i}]");
+        let Some(mut o) = Obj::new(item, &path, errs) else { continue };
+        let a = o.req_string("a", errs);
+        let b = o.req_string("b", errs);
+        let lname = o.string("name", errs);
+        let parts = parse_link_parts(&mut o, errs);
+        o.finish(errs);
+        if let (Some(a), Some(b), Some(parts)) = (a, b, parts) {
+            let lname = lname.map(str::to_string).unwrap_or_else(|| format!("{a}-{b}"));
+            pending.push((path, a.to_string(), b.to_string(), LinkParts { name: Some(lname), ..parts }));
+        }
+    }
+}
+
+fn parse_link_parts(o: &mut Obj, errs: &mut Errors) -> Option<LinkParts> {
+    let rate = o.req_rate("rate", errs);
+    let delay = o.req_time("delay", errs);
+    let info = LinkInfo { rate_bps: rate.unwrap_or(1), delay: delay.unwrap_or(0) };
+    let q_ab = parse_queue(o, "queue", &info, errs);
+    // The reverse direction builds its own instance of `queue` unless `reverse_queue` is given.
+    let q_ba = match o.get("reverse_queue") {
+        Some(_) => parse_queue(o, "reverse_queue", &info, errs),
+        None => q_ab.clone(),
+    };
+    let loss = parse_loss(o, "loss", errs);
+    Some(LinkParts { name: None, rate: rate?, delay: delay?, queue: [q_ab?, q_ba?], loss: loss? })
+}
+
+fn parse_queue(o: &mut Obj, key: &'static str, info: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn QueueConfig>> {
+    let v = o.get(key);
+    queue_from(v, &o.at(key), info, errs)
+}
+
+/// A queue's configuration from its table (`None` = the default DropTail).
+fn queue_from(v: Option<&Value>, path: &str, info: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn QueueConfig>> {
+    let Some(v) = v else { return Some(crate::queue::default_config()) };
+    let mut q = Obj::new(v, path, errs)?;
+    let kinds: Vec<&'static str> = crate::queue::REGISTRY.iter().map(|(k, _)| *k).collect();
+    let kind = q.choice("kind", &kinds, None, errs);
+    let built = kind.and_then(|k| {
+        let parser = crate::queue::REGISTRY.iter().find(|(n, _)| *n == k).unwrap().1;
+        parser(&mut q, info, errs)
+    });
+    q.finish(errs);
+    built
+}
+
+/// `loss = { kind = ..., direction = "forward" | "reverse" | "both", ... }`: each direction
+/// that has the model builds its own instance (with its own random stream).
+fn parse_loss(o: &mut Obj, key: &'static str, errs: &mut Errors) -> Option<[Option<Arc<dyn LossConfig>>; 2]> {
+    let Some(v) = o.get(key) else { return Some([None, None]) };
+    let mut l = Obj::new(v, &o.at(key), errs)?;
+    let kinds: Vec<&'static str> = crate::loss::REGISTRY.iter().map(|(k, _)| *k).collect();
+    let kind = l.choice("kind", &kinds, None, errs);
+    let dir = l.choice("direction", &["forward", "reverse", "both"], Some("forward"), errs);
+    let parser = kind.map(|k| crate::loss::REGISTRY.iter().find(|(n, _)| *n == k).unwrap().1);
+    let model = match dir {
+        Some(_) => parser.and_then(|p| p(&mut l, errs)),
+        None => None,
+    };
+    let out = match dir {
+        Some("forward") => [model, None],
+        Some("reverse") => [None, model],
+        Some("both") => [model.clone(), model],
+        _ => [None, None],
+    };
+    l.finish(errs);
+    if kind.is_none() || dir.is_none() || out.iter().all(|x| x.is_none()) {
+        return None;
+    }
+    Some(out)
+}
+
+/// `[dumbbell]`: `senders` hosts s0.. behind router r0, `receivers` hosts d0.. behind r1,
+/// the bottleneck r0–r1 (link name `bottleneck`), access links named `s{i}-r0`, `r1-d{i}`.
+fn parse_dumbbell(d: &mut Obj, errs: &mut Errors, nodes: &mut Nodes, links: &mut Vec<(String, String, String, LinkParts)>) {
+    let mut add_node = |n: &str, errs: &mut Errors| nodes.add(n, "dumbbell", errs);
+    let n = d.req_int("senders", 1, 100_000, errs).unwrap_or(0) as usize;
+    let m = d.int("receivers", 1, 100_000, errs).map(|x| x as usize).unwrap_or(n);
+    let b_rate = d.req_rate("bottleneck_rate", errs);
+    let b_delay = d.req_time("bottleneck_delay", errs);
+    let a_rate = d.req_rate("access_rate", errs);
+    let a_delay = d.time("access_delay", errs);
+    let delays = per_sender_delays(d, "access_delays", n, errs);
+    if a_delay.is_none() && delays.is_none() && !d.has("access_delay") {
+        errs.add(d.at("access_delay"), "missing required field (a time such as '1ms', or give access_delays per sender)");
+    }
+    let binfo = LinkInfo { rate_bps: b_rate.unwrap_or(1), delay: b_delay.unwrap_or(0) };
+    let ainfo = LinkInfo { rate_bps: a_rate.unwrap_or(1), delay: a_delay.unwrap_or(0) };
+    let bq = parse_queue(d, "queue", &binfo, errs);
+    let rq = d.get("reverse_queue");
+    let bq_rev = match rq {
+        Some(_) => parse_queue(d, "reverse_queue", &binfo, errs),
+        None => bq.clone(),
+    };
+    let loss = parse_loss(d, "loss", errs);
+    let aq_value = d.get("access_queue");
+    let aq_path = d.at("access_queue");
+    let aq = queue_from(aq_value, &aq_path, &ainfo, errs);
+    let (Some(b_rate), Some(b_delay), Some(a_rate), Some(bq), Some(bq_rev), Some(loss), Some(aq)) =
+        (b_rate, b_delay, a_rate, bq, bq_rev, loss, aq)
+    else {
+        return;
+    };
+    for i in 0..n {
+        add_node(&format!("s{i}"), errs);
+    }
+    add_node("r0", errs);
+    add_node("r1", errs);
+    for j in 0..m {
+        add_node(&format!("d{j}"), errs);
+    }
+    // Each access link direction builds its own queue instance from the one configuration.
+    let access = |name: String, delay: Time| LinkParts {
+        name: Some(name),
+        rate: a_rate,
+        delay,
+        queue: [aq.clone(), aq.clone()],
+        loss: [None, None],
+    };
+    for i in 0..n {
+        let delay = delays.as_ref().map(|v| v[i]).unwrap_or(a_delay.unwrap_or(0));
+        let parts = access(format!("s{i}-r0"), delay);
+        links.push((format!("dumbbell (sender {i})"), format!("s{i}"), "r0".into(), parts));
+    }
+    links.push((
+        "dumbbell".into(),
+        "r0".into(),
+        "r1".into(),
+        LinkParts { name: Some("bottleneck".into()), rate: b_rate, delay: b_delay, queue: [bq, bq_rev], loss },
+    ));
+    let rdelays = per_sender_delays(d, "receiver_delays", m, errs);
+    for j in 0..m {
+        let delay = rdelays.as_ref().map(|v| v[j]).unwrap_or(a_delay.unwrap_or(0));
+        let parts = access(format!("r1-d{j}"), delay);
+        links.push((format!("dumbbell (receiver {j})"), "r1".into(), format!("d{j}"), parts));
+    }
+}
+
+fn per_sender_delays(d: &mut Obj, key: &'static str, n: usize, errs: &mut Errors) -> Option<Vec<Time>> {
+    let v = d.get(key)?;
+    let Value::Array(items) = v else {
+        errs.add(d.at(key), format!("expected a list of {n} times, got {}", show(v)));
+        return None;
+    };
+    if items.len() != n {
+        errs.add(d.at(key), format!("expected {n} entries (one per host), got {}", items.len()));
+        return None;
+    }
+    let mut out = Vec::with_capacity(n);
+    for (i, item) in items.iter().enumerate() {
+        let t = match item {
+            Value::Number(x) => x.as_f64(),
+            Value::String(s) => crate::units::parse_time(s),
+            _ => None,
+        };
+        match t {
+            Some(t) if t >= 0.0 && t.is_finite() => out.push(crate::units::secs(t)),
+            _ => {
+                errs.add(format!("{}[{i}]", d.at(key)), format!("invalid time {}", show(item)));
+                return None;
+            }
+        }
+    }
+    Some(out)
+}

@@ -1,0 +1,95 @@
+//! `[[traces]]`: sampled queue and flow series, pcap captures and drop logs.
+
+use super::flows::Flows;
+use super::topology::Topology;
+use super::{PcapSpec, TraceSpec, TraceTarget};
+use crate::config::{show, Errors, Obj};
+use serde_json::Value;
+
+/// The parsed traces.
+#[derive(Default)]
+pub(crate) struct Traces {
+    pub traces: Vec<TraceSpec>,
+    pub pcaps: Vec<PcapSpec>,
+    pub drop_logs: Vec<u32>,
+}
+
+const NO_LINK: &str = "give a link name or 'from->to' node names of a link";
+
+/// `[[traces]]`: `kind` = queue | flow | pcap | drops, with `link`, `flow`, `interval`, `file`.
+pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, errs: &mut Errors, refs: &mut Errors) -> Traces {
+    let mut out = Traces::default();
+    let Some(tv) = top.get("traces") else { return out };
+    let Value::Array(items) = tv else {
+        errs.add("traces", format!("expected an array of tables ([[traces]]), got {}", show(tv)));
+        return out;
+    };
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("traces[{i}]");
+        let Some(mut o) = Obj::new(item, &path, errs) else { continue };
+        let kind = o.choice("kind", &["queue", "flow", "pcap", "drops"], None, errs);
+        let interval =
+            if matches!(kind, Some("pcap") | Some("drops")) { 1 } else { o.time("interval", errs).unwrap_or(crate::units::secs(0.1)) };
+        if interval == 0 {
+            errs.add(o.at("interval"), "must be greater than 0");
+        }
+        let link = |o: &mut Obj, errs: &mut Errors, refs: &mut Errors, what: &str| {
+            let l = o.req_string("link", errs)?;
+            let r = topo.link_dir(l);
+            if r.is_none() {
+                refs.add(o.at("link"), format!("no link '{l}': {what}"));
+            }
+            r
+        };
+        match kind {
+            Some("queue") => {
+                let what = "give a link name (its a->b direction) or 'from->to' node names of a link";
+                if let Some(ld) = link(&mut o, errs, refs, what) {
+                    out.traces.push(TraceSpec { target: TraceTarget::Queue(ld), interval });
+                }
+            }
+            Some("drops") => {
+                if let Some(ld) = link(&mut o, errs, refs, NO_LINK) {
+                    if !out.drop_logs.contains(&ld) {
+                        out.drop_logs.push(ld)
+                    }
+                }
+            }
+            Some("pcap") => {
+                let ld = link(&mut o, errs, refs, NO_LINK);
+                let file = o.string("file", errs).map(str::to_string);
+                if let Some(ld) = ld {
+                    let (f, t) = topo.ends(ld);
+                    let names = &topo.nodes.names;
+                    let file = file.unwrap_or_else(|| format!("{}-{}.pcap", names[f as usize], names[t as usize]));
+                    let bad = file.contains('/') || file.contains('\\') || file.starts_with('.') || !file.ends_with(".pcap");
+                    if bad {
+                        errs.add(
+                            o.at("file"),
+                            format!("'{file}': give a plain file name ending in .pcap (it is written in the run's output folder)"),
+                        );
+                    } else if out.pcaps.iter().any(|p| p.file == file) {
+                        errs.add(o.at("file"), format!("two pcap traces write '{file}'"));
+                    } else {
+                        out.pcaps.push(PcapSpec { link_dir: ld, file });
+                    }
+                }
+            }
+            Some("flow") => {
+                if let Some(f) = o.req_string("flow", errs) {
+                    if f == "*" {
+                        out.traces.extend((0..flows.flows.len() as u32).map(|fi| TraceSpec { target: TraceTarget::Flow(fi), interval }));
+                    } else {
+                        match flows.names.get(f) {
+                            Some(&fi) => out.traces.push(TraceSpec { target: TraceTarget::Flow(fi), interval }),
+                            None => errs.add(o.at("flow"), format!("no flow named '{f}' (or use '*' for every flow)")),
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        o.finish(errs);
+    }
+    out
+}
