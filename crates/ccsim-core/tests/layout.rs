@@ -135,3 +135,22 @@ fn the_checker_finds_circles_and_reads_only_code() {
     let c = code(text);
     assert!(c.contains("crate::sim") && !c.contains("scenario") && !c.contains("bench"));
 }
+
+/// Files stay a size a reader can hold in mind: at most this many lines of code outside
+/// their `#[cfg(test)]` module.
+const MAX_LINES: usize = 620;
+
+#[test]
+fn no_source_file_is_too_long() {
+    let mut files = Vec::new();
+    sources(&src_dir(), &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            let n = text.split("#[cfg(test)]\nmod tests").next().unwrap().lines().count();
+            (n > MAX_LINES).then(|| format!("{} ({n} lines)", f.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split these files along their seams: {long:?}");
+}

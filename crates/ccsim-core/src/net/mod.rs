@@ -18,17 +18,20 @@
 //! and where no flow ends takes those shared-queue arrivals in batches, one event per
 //! look-ahead window ([`Network::node_arrive`]).
 
+mod fast;
 mod lazy;
+mod link;
+mod routing;
+
+pub use link::{DropLog, LinkDir};
 
 use crate::engine::{Event, Scheduler};
-use crate::loss::LossModel;
 use crate::measure::{FlowStats, QueueStats};
-use crate::packet::{Kind, PacketPool, PktId};
-use crate::queue::{DropReason, Dropped, Queue};
+use crate::packet::{PacketPool, PktId};
+use crate::queue::{DropReason, Dropped};
 use crate::units::{serialization, Time};
-use lazy::{LazyFifo, Offer};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 /// No route.
 pub const NO_ROUTE: u32 = u32::MAX;
@@ -50,178 +53,6 @@ pub enum WarmupStep {
 
 pub struct Node {
     pub name: String,
-}
-
-/// One direction of a duplex link.
-pub struct LinkDir {
-    /// `"from->to"` with node names.
-    pub name: String,
-    /// The duplex link's name (as in the scenario).
-    pub link_name: String,
-    /// Whether this is the scenario's `a->b` direction.
-    pub forward: bool,
-    pub from: u32,
-    pub to: u32,
-    pub rate_bps: u64,
-    pub delay: Time,
-    pub queue: Box<dyn Queue>,
-    pub loss: Option<Box<dyn LossModel>>,
-    /// When the transmitter is free again.
-    pub busy_until: Time,
-    /// The queue's length in packets and bytes, mirrored here (no virtual call per query).
-    pub qlen: usize,
-    pub qbytes: u64,
-    /// A `TxEnd` event is scheduled (packets wait for the transmitter).
-    txend_pending: bool,
-    /// `TxEnd` events in the heap made void by a departure taken early (see `enqueue`).
-    void_txends: u32,
-    rem: u64,
-    pub stats: QueueStats,
-    /// pcap capture of packets as they start serialization.
-    pub capture: Option<Box<crate::trace::pcap::PcapWriter>>,
-    /// Every drop on this direction, when a `drops` trace asks for it.
-    pub drop_log: Option<Box<DropLog>>,
-    /// Packets in propagation: (arrival time, event sequence number, packet, start of its
-    /// serialization here), in order.
-    in_flight: VecDeque<(Time, u64, PktId, Time)>,
-    /// Set when this direction runs event-free (see [`lazy`]); `queue` then stays empty.
-    lazy: Option<LazyFifo>,
-    /// Lazy, and packets reaching the far node may be cut through to a next link.
-    cut_ok: bool,
-    /// `LinkArrive` events in the heap made void because their packets were handed to
-    /// the far node's agent ahead of the clock (see [`Network::early`]).
-    void_arrivals: u32,
-}
-
-impl LinkDir {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        name: String,
-        link_name: String,
-        forward: bool,
-        from: u32,
-        to: u32,
-        rate_bps: u64,
-        delay: Time,
-        queue: Box<dyn Queue>,
-        loss: Option<Box<dyn LossModel>>,
-    ) -> Self {
-        LinkDir {
-            name,
-            link_name,
-            forward,
-            from,
-            to,
-            rate_bps,
-            delay,
-            queue,
-            loss,
-            busy_until: 0,
-            qlen: 0,
-            qbytes: 0,
-            txend_pending: false,
-            void_txends: 0,
-            rem: 0,
-            stats: QueueStats::default(),
-            capture: None,
-            drop_log: None,
-            in_flight: VecDeque::with_capacity(64),
-            lazy: None,
-            cut_ok: false,
-            void_arrivals: 0,
-        }
-    }
-
-    /// Offers packet `id` to this lazy direction at time `at` (not before any earlier
-    /// offer). Returns the start of the packet's serialization and its arrival time at
-    /// the far node, or `None` if it was refused or lost (and freed).
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn admit(&mut self, ld: u32, now: Time, at: Time, id: PktId, pool: &mut PacketPool, flows: &mut [FlowStats]) -> Option<(Time, Time)> {
-        let lz = self.lazy.as_mut().expect("admit on a lazy link");
-        let p = pool.get(id);
-        let o = Offer { now, at, size: p.size, flow: p.flow, forward: p.kind != Kind::Ack };
-        if at >= self.busy_until {
-            // The transmitter is free: the common case of a lightly loaded link.
-            let (rate, rem, loss) = (self.rate_bps, &mut self.rem, &mut self.loss);
-            let tx_lost = || {
-                let tx = serialization(o.size, rate, rem);
-                let lost = match loss.as_mut() {
-                    Some(m) => m.lose(at + tx, pool.get(id)),
-                    None => false,
-                };
-                (tx, lost)
-            };
-            let decided = lz.offer_idle(&o, tx_lost, &mut self.stats, flows, ld);
-            return match decided {
-                Some((tx, false)) => {
-                    self.busy_until = at + tx;
-                    Some((at, at + tx + self.delay))
-                }
-                Some((tx, true)) => {
-                    self.busy_until = at + tx;
-                    pool.free(id);
-                    None
-                }
-                None => {
-                    pool.free(id);
-                    None
-                }
-            };
-        }
-        let Some(start) = lz.offer(&o, self.busy_until, &mut self.stats, flows, ld) else {
-            pool.free(id);
-            return None;
-        };
-        let tx = serialization(o.size, self.rate_bps, &mut self.rem);
-        let done = start + tx;
-        self.busy_until = done;
-        let lost = match self.loss.as_mut() {
-            Some(m) => m.lose(done, pool.get(id)),
-            None => false,
-        };
-        lz.transmitted(&o, start, tx, lost, &mut self.stats, flows, ld);
-        if lost {
-            pool.free(id);
-            return None;
-        }
-        Some((start, done + self.delay))
-    }
-}
-
-/// A log of drops: time, flow, sequence number, reason, size.
-#[derive(Default)]
-pub struct DropLog {
-    pub time: Vec<f64>,
-    pub flow: Vec<f64>,
-    pub seq: Vec<f64>,
-    pub reason: Vec<f64>,
-    pub size: Vec<f64>,
-}
-
-impl DropLog {
-    pub fn push(&mut self, now: Time, p: &crate::packet::Packet, reason: DropReason) {
-        self.push_parts(now, p.flow, p.seq, reason, p.size)
-    }
-
-    pub fn push_parts(&mut self, now: Time, flow: u32, seq: u64, reason: DropReason, size: u32) {
-        self.time.push(now as f64 / 1e9);
-        self.flow.push(flow as f64);
-        self.seq.push(seq as f64);
-        self.reason.push(reason as u8 as f64);
-        self.size.push(size as f64);
-    }
-
-    pub fn into_table(self) -> crate::measure::Table {
-        use crate::measure::Column;
-        let mut t = crate::measure::Table::default();
-        t.push("time", Column::F64(self.time));
-        t.push("flow", Column::F64(self.flow));
-        t.push("seq", Column::F64(self.seq));
-        t.push("reason", Column::F64(self.reason));
-        t.push("size", Column::F64(self.size));
-        t
-    }
 }
 
 /// The static network: nodes, link directions, routes.
@@ -297,140 +128,6 @@ impl Network {
         net
     }
 
-    /// Turns on the event-free paths (see [`lazy`]): every direction with a plain FIFO
-    /// queue becomes lazy, unless it is captured to pcap, logs its drops, or has its loss
-    /// model's state traced (`traced`: directions with a queue trace); then cut-through is
-    /// enabled where a lazy direction is the only feeder of the next one. `endpoints` are
-    /// the flows' (source, sink) nodes: packets travel only between a flow's two ends,
-    /// both ways, along the routes.
-    pub fn enable_fast_paths(&mut self, endpoints: &[(u32, u32)], traced: &[u32]) {
-        for (i, l) in self.links.iter_mut().enumerate() {
-            let loss_traced = l.loss.is_some() && traced.contains(&(i as u32));
-            let logged = l.capture.is_some() || l.drop_log.is_some();
-            if let (Some(limit), false) = (l.queue.fifo_limit(), loss_traced || logged) {
-                debug_assert_eq!(l.queue.len_pkts(), 0);
-                l.lazy = Some(LazyFifo::new(limit));
-            }
-        }
-        const UNUSED: u32 = NO_ROUTE - 1;
-        let mut feeder = vec![UNUSED; self.links.len()];
-        for &(a, b) in endpoints {
-            for (s, d) in [(a, b), (b, a)] {
-                let Some(path) = self.path(s, d) else { continue };
-                for (i, &l) in path.iter().enumerate() {
-                    // The first hop is fed by the node itself: never cut through to it.
-                    let f = if i == 0 { NO_ROUTE } else { path[i - 1] };
-                    let slot = &mut feeder[l as usize];
-                    *slot = if *slot == UNUSED || *slot == f { f } else { NO_ROUTE };
-                }
-            }
-        }
-        for (o, &f) in feeder.iter().enumerate() {
-            let single = f != UNUSED && f != NO_ROUTE;
-            if single && self.links[o].lazy.is_some() && self.links[f as usize].lazy.is_some() {
-                self.fed_by[o] = f;
-                self.links[f as usize].cut_ok = true;
-            }
-        }
-        // Batch routers: no flow ends there, every link in and out is lazy, and every
-        // incoming link has a delay (the look-ahead).
-        let n = self.nodes.len();
-        let mut endpoint = vec![false; n];
-        for &(a, b) in endpoints {
-            endpoint[a as usize] = true;
-            endpoint[b as usize] = true;
-        }
-        let mut ok = vec![true; n];
-        let mut ins: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut look = vec![Time::MAX; n];
-        for (i, l) in self.links.iter().enumerate() {
-            let lazy = l.lazy.is_some();
-            ok[l.from as usize] &= lazy;
-            ok[l.to as usize] &= lazy && l.delay > 0;
-            ins[l.to as usize].push(i as u32);
-            look[l.to as usize] = look[l.to as usize].min(l.delay);
-        }
-        for v in 0..n {
-            if ok[v] && !endpoint[v] && !ins[v].is_empty() {
-                self.batch_in[v] = std::mem::take(&mut ins[v]);
-                self.lookahead[v] = look[v];
-            }
-        }
-    }
-
-    /// A batch router's arrivals are due (event `NodeArrive`). Every packet on an incoming
-    /// link arriving before `now + lookahead` is already in that link's propagation line
-    /// (a packet not yet sent there arrives one link delay after it is, at the earliest),
-    /// so they are all taken now, in order of arrival time (ties in the order the packets
-    /// were sent on their last link, as events would run),
-    /// each forwarded at its own arrival time; the next event is set for the earliest
-    /// arrival left. A router then costs one event per look-ahead window, not one per
-    /// packet.
-    pub fn node_arrive(&mut self, node: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
-        let now = sched.now();
-        let v = node as usize;
-        if self.node_next[v] != now {
-            return; // superseded by an earlier event
-        }
-        self.node_next[v] = Time::MAX;
-        let horizon = now + self.lookahead[v];
-        let mut batch = std::mem::take(&mut self.batch_buf);
-        batch.clear();
-        let mut next = Time::MAX;
-        // Simultaneous arrivals come in the order events would run them: by when they
-        // started serialization on their last link (a packet's arrival event is scheduled
-        // then), then in scheduling order. A router with few lines scans them all and
-        // sorts; one with many merges the lines that hold packets through a heap.
-        if self.batch_in[v].len() <= SCAN_LINES {
-            let mut sorted = std::mem::take(&mut self.scan_buf);
-            sorted.clear();
-            for &f in &self.batch_in[v] {
-                let l = &mut self.links[f as usize];
-                while let Some(&(at, seq, id, start)) = l.in_flight.front() {
-                    if at >= horizon {
-                        next = next.min(at);
-                        break;
-                    }
-                    sorted.push((at, start, seq, id));
-                    l.in_flight.pop_front();
-                }
-                if let Some(lz) = l.lazy.as_mut() {
-                    lz.prune(now);
-                }
-            }
-            sorted.sort_unstable_by_key(|&(at, start, seq, _)| (at, start, seq));
-            batch.extend(sorted.iter().map(|&(at, _, _, id)| (at, id)));
-            self.scan_buf = sorted;
-        } else {
-            let lines = &mut self.lines[v];
-            while let Some(&Reverse((at, _, _, f))) = lines.peek() {
-                if at >= horizon {
-                    next = at;
-                    break;
-                }
-                lines.pop();
-                let l = &mut self.links[f as usize];
-                let (_, _, id, _) = l.in_flight.pop_front().expect("a line in the heap holds packets");
-                batch.push((at, id));
-                if let Some(&(a, seq, _, start)) = l.in_flight.front() {
-                    lines.push(Reverse((a, start, seq, f)));
-                }
-                if let Some(lz) = l.lazy.as_mut() {
-                    lz.prune(now);
-                }
-            }
-        }
-        for &(at, id) in &batch {
-            let out = self.route(node, pool.get(id).dst);
-            self.enqueue_lazy(out, at, id, sched, pool, flows);
-        }
-        self.batch_buf = batch;
-        if next < self.node_next[v] {
-            self.node_next[v] = next;
-            sched.at(next, Event::NodeArrive { node });
-        }
-    }
-
     /// Direction `ld`'s statistics and queue length (packets, bytes) as of `now`.
     pub fn queue_view(&self, ld: u32, now: Time) -> (QueueStats, usize, u64) {
         let l = &self.links[ld as usize];
@@ -467,61 +164,6 @@ impl Network {
                 lz.flow_drops_after(now, flows, i as u32, false);
             }
         }
-    }
-
-    /// Shortest paths by hop count (BFS from every destination over reversed links).
-    /// Ties go to the lowest-numbered link direction, so routes are deterministic.
-    fn compute_routes(&mut self) {
-        let n = self.nodes.len();
-        self.next_hop = vec![NO_ROUTE; n * n];
-        // incoming[v] = link dirs ending at v, in index order.
-        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (i, l) in self.links.iter().enumerate() {
-            incoming[l.to as usize].push(i as u32);
-        }
-        let mut dist = vec![u32::MAX; n];
-        let mut queue = VecDeque::new();
-        for dst in 0..n {
-            dist.iter_mut().for_each(|d| *d = u32::MAX);
-            dist[dst] = 0;
-            queue.clear();
-            queue.push_back(dst);
-            while let Some(v) = queue.pop_front() {
-                for &li in &incoming[v] {
-                    let u = self.links[li as usize].from as usize;
-                    if dist[u] == u32::MAX {
-                        dist[u] = dist[v] + 1;
-                        self.next_hop[u * n + dst] = li;
-                        queue.push_back(u);
-                    }
-                }
-            }
-        }
-    }
-
-    /// The link direction `node` uses towards `dst`.
-    #[inline]
-    pub fn route(&self, node: u32, dst: u32) -> u32 {
-        let sole = self.sole_link[node as usize];
-        if sole != NO_ROUTE && node != dst {
-            return sole;
-        }
-        self.next_hop[node as usize * self.nodes.len() + dst as usize]
-    }
-
-    /// Hop-by-hop path from `src` to `dst` (link direction indices), if connected.
-    pub fn path(&self, src: u32, dst: u32) -> Option<Vec<u32>> {
-        let mut path = Vec::new();
-        let mut at = src;
-        while at != dst {
-            let l = self.route(at, dst);
-            if l == NO_ROUTE || path.len() > self.nodes.len() {
-                return None;
-            }
-            path.push(l);
-            at = self.links[l as usize].to;
-        }
-        Some(path)
     }
 
     /// Offers packet `id` to link direction `ld`'s queue at time `at`; starts
@@ -725,64 +367,5 @@ impl Network {
             sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });
         }
         Some((link.to, id))
-    }
-
-    /// See [`Network::read_horizon`].
-    pub fn set_read_horizon(&mut self, t: Time) {
-        self.read_horizon = t;
-    }
-
-    /// Lets node `v`'s agent take packets ahead of the clock: its only incoming and
-    /// outgoing directions must be lazy (checked by the caller).
-    pub fn set_early_node(&mut self, v: u32) {
-        self.early_node[v as usize] = true;
-    }
-
-    /// The only incoming and outgoing directions of node `v`, if both are lazy.
-    pub fn lazy_host_links(&self, v: u32) -> Option<(u32, u32)> {
-        let out = self.sole_link[v as usize];
-        if out == NO_ROUTE || self.links[out as usize].lazy.is_none() {
-            return None;
-        }
-        let mut ins = self.links.iter().enumerate().filter(|(_, l)| l.to == v);
-        match (ins.next(), ins.next()) {
-            (Some((i, l)), None) if l.lazy.is_some() => Some((i as u32, out)),
-            _ => None,
-        }
-    }
-
-    /// Packets on `ld`'s propagation line (still to arrive by event), oldest first.
-    #[inline]
-    pub fn in_flight_front(&self, ld: u32) -> Option<(Time, u64, PktId, Time)> {
-        self.links[ld as usize].in_flight.front().copied()
-    }
-
-    /// Takes the head of `ld`'s line to hand it over ahead of its event: the first call
-    /// for a line makes its pending `LinkArrive` event void (`first`).
-    #[inline]
-    pub fn take_in_flight(&mut self, ld: u32, first: bool) -> Option<(Time, u64, PktId, Time)> {
-        let link = &mut self.links[ld as usize];
-        if first {
-            link.void_arrivals += 1;
-        }
-        link.in_flight.pop_front()
-    }
-
-    /// After [`Network::take_in_flight`] stopped with packets left: the new head's event.
-    pub fn rearm_in_flight(&mut self, ld: u32, sched: &mut Scheduler) {
-        if let Some(&(at, seq, _, _)) = self.links[ld as usize].in_flight.front() {
-            sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });
-        }
-    }
-
-    /// Puts a packet of [`Network::early`] back on the event path: it arrives by a
-    /// `LinkArrive` event at `at`, as it would have without the early hand-over.
-    #[inline]
-    pub fn arrive_later(&mut self, ld: u32, at: Time, seq: u64, id: PktId, start: Time, sched: &mut Scheduler) {
-        let link = &mut self.links[ld as usize];
-        if link.in_flight.is_empty() {
-            sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });
-        }
-        link.in_flight.push_back((at, seq, id, start));
     }
 }

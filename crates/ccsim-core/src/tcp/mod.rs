@@ -6,7 +6,9 @@
 //! is no connection handshake: data starts at the flow's start time (as ns-2's one-way
 //! TCP); `handshake = true` opens with SYN / SYN-ACK first (as ns-3 and real stacks).
 
+pub mod prr;
 pub mod receiver;
+mod recovery;
 pub mod rtt;
 pub mod sack;
 pub mod sender;

@@ -26,6 +26,7 @@
 //! The congestion controller ([`crate::cc`]) only sets the window; the recovery logic
 //! here is the same for every controller.
 
+use super::prr::Prr;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 use super::{Recovery, TcpConfig};
@@ -40,89 +41,56 @@ const TIMER_RTO: u16 = 0;
 const TIMER_PACE: u16 = 1;
 
 pub struct TcpSender {
-    cfg: Arc<TcpConfig>,
+    pub(super) cfg: Arc<TcpConfig>,
     /// Only kept when `overhead` needs random draws (a ChaCha state is ~300 bytes per flow).
-    rng: Option<Box<SimRng>>,
-    cc: Box<dyn CongestionControl>,
-    rtt: RttEstimator,
-    snd_una: u64,
-    snd_nxt: u64,
-    snd_max: u64,
+    pub(super) rng: Option<Box<SimRng>>,
+    pub(super) cc: Box<dyn CongestionControl>,
+    pub(super) rtt: RttEstimator,
+    pub(super) snd_una: u64,
+    pub(super) snd_nxt: u64,
+    pub(super) snd_max: u64,
     /// Bytes the application has made available (u64::MAX = infinite).
-    app_limit: u64,
-    rwnd: u64,
-    dupacks: u32,
-    in_recovery: bool,
-    recover: u64,
-    dupwnd: f64,
-    first_partial: bool,
-    sb: Scoreboard,
-    high_rxt: u64,
+    pub(super) app_limit: u64,
+    pub(super) rwnd: u64,
+    pub(super) dupacks: u32,
+    pub(super) in_recovery: bool,
+    pub(super) recover: u64,
+    pub(super) dupwnd: f64,
+    pub(super) first_partial: bool,
+    pub(super) sb: Scoreboard,
+    pub(super) high_rxt: u64,
     /// Karn timing when timestamps are off: (end sequence of the timed segment, send time).
-    timed: Option<(u64, Time)>,
-    rto_deadline: Option<Time>,
-    rto_event_at: Option<Time>,
-    rto_token: u32,
-    pace_next: Time,
-    pace_pending: bool,
+    pub(super) timed: Option<(u64, Time)>,
+    pub(super) rto_deadline: Option<Time>,
+    pub(super) rto_event_at: Option<Time>,
+    pub(super) rto_token: u32,
+    pub(super) pace_next: Time,
+    pub(super) pace_pending: bool,
     /// With `handshake`: whether the SYN-ACK has arrived, and when the SYN now in flight
     /// was first sent (None once it was retransmitted: Karn).
-    established: bool,
-    syn_sent_at: Option<Time>,
-    syn_retries: u64,
+    pub(super) established: bool,
+    pub(super) syn_sent_at: Option<Time>,
+    pub(super) syn_retries: u64,
     /// PRR state of the current recovery.
-    prr: Prr,
+    pub(super) prr: Prr,
     /// Without SACK, with PRR: segments above `snd_una` known delivered from duplicate ACKs.
-    reno_sacked: u64,
+    pub(super) reno_sacked: u64,
     /// With SACK and PRR: SACKed bytes before the current ACK, and whether its blocks added any.
-    sacked_before: u64,
-    sack_grew: bool,
+    pub(super) sacked_before: u64,
+    pub(super) sack_grew: bool,
     // Statistics.
-    retrans_pkts: u64,
-    retrans_bytes: u64,
-    timeouts: u64,
-    fast_retransmits: u64,
-    done_at: Option<Time>,
-    started_at: Time,
-    sum_rto: f64,
-    n_rto: u64,
+    pub(super) retrans_pkts: u64,
+    pub(super) retrans_bytes: u64,
+    pub(super) timeouts: u64,
+    pub(super) fast_retransmits: u64,
+    pub(super) done_at: Option<Time>,
+    pub(super) started_at: Time,
+    pub(super) sum_rto: f64,
+    pub(super) n_rto: u64,
     /// Start of the current loss episode (fast retransmit until the ACK covers `recover`).
-    episode_since: Option<Time>,
-    episode_ns: u64,
-    episodes: u64,
-}
-
-/// Proportional Rate Reduction (RFC 9937) accounting of one recovery: bytes delivered to
-/// the receiver and bytes sent since it began, and the pipe when it began (RecoverFS).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Prr {
-    pub delivered: u64,
-    pub out: u64,
-    pub recover_fs: u64,
-}
-
-impl Prr {
-    /// Adds an ACK's `delivered` bytes and returns `sndcnt`, the bytes it lets the sender
-    /// transmit (≤ 0: nothing): proportional to the delivered data while `pipe > ssthresh`,
-    /// else the reduction bound (conservative, plus one segment on a safe ACK), and at least
-    /// one segment before anything was sent (the fast retransmission).
-    pub fn sndcnt(&mut self, delivered: u64, pipe: u64, ssthresh: u64, mss: u64, safe_ack: bool) -> i64 {
-        self.delivered += delivered;
-        let out = self.out as i64;
-        let snd = if pipe > ssthresh {
-            // ⌈prr_delivered · ssthresh / RecoverFS⌉ − prr_out.
-            let fs = self.recover_fs.max(1) as u128;
-            (self.delivered as u128 * ssthresh as u128).div_ceil(fs) as i64 - out
-        } else {
-            let limit = (self.delivered as i64 - out).max(delivered as i64) + if safe_ack { mss as i64 } else { 0 };
-            limit.min(ssthresh as i64 - pipe as i64)
-        };
-        if self.out == 0 {
-            snd.max(mss as i64)
-        } else {
-            snd
-        }
-    }
+    pub(super) episode_since: Option<Time>,
+    pub(super) episode_ns: u64,
+    pub(super) episodes: u64,
 }
 
 impl TcpSender {
@@ -176,23 +144,23 @@ impl TcpSender {
         }
     }
 
-    fn mss(&self) -> u64 {
+    pub(super) fn mss(&self) -> u64 {
         self.cfg.mss as u64
     }
 
     /// Bytes the window allows beyond `snd_una`.
-    fn window_bytes(&self) -> u64 {
+    pub(super) fn window_bytes(&self) -> u64 {
         // Truncation is floor for the non-negative window (and NaN or negatives give 1 as
         // floor().max(1.0) would), without a software floor call per ACK.
         let segs = ((self.cc.cwnd() + self.dupwnd) as u64).max(1);
         (segs * self.mss()).min(self.rwnd)
     }
 
-    fn inflight(&self) -> u64 {
+    pub(super) fn inflight(&self) -> u64 {
         self.snd_max - self.snd_una
     }
 
-    fn loss_info(&self, now: Time) -> LossInfo {
+    pub(super) fn loss_info(&self, now: Time) -> LossInfo {
         let rwnd_segs = (self.rwnd / self.mss()).max(1) as f64;
         LossInfo {
             now,
@@ -208,7 +176,7 @@ impl TcpSender {
 
     /// Arms (or re-arms) the retransmission timer to fire one RTO from now. Lazy: at most
     /// one timer event is pending; an early event re-schedules itself to the deadline.
-    fn arm_rto(&mut self, ctx: &mut Ctx) {
+    pub(super) fn arm_rto(&mut self, ctx: &mut Ctx) {
         let t = self.rtt.timeout();
         self.sum_rto += to_secs(t);
         self.n_rto += 1;
@@ -224,19 +192,19 @@ impl TcpSender {
         }
     }
 
-    fn arm_rto_if_idle(&mut self, ctx: &mut Ctx) {
+    pub(super) fn arm_rto_if_idle(&mut self, ctx: &mut Ctx) {
         if self.rto_deadline.is_none() {
             self.arm_rto(ctx);
         }
     }
 
-    fn cancel_rto(&mut self) {
+    pub(super) fn cancel_rto(&mut self) {
         self.rto_deadline = None;
     }
 
     // Sending ------------------------------------------------------------------------------
 
-    fn send_segment(&mut self, ctx: &mut Ctx, seq: u64, len: u32) {
+    pub(super) fn send_segment(&mut self, ctx: &mut Ctx, seq: u64, len: u32) {
         if self.in_recovery && self.cfg.prr {
             self.prr.out += len as u64;
         }
@@ -270,7 +238,7 @@ impl TcpSender {
     }
 
     /// Pacing gate: true if a segment may leave now; otherwise schedules a wake-up.
-    fn pace_ok(&mut self, ctx: &mut Ctx) -> bool {
+    pub(super) fn pace_ok(&mut self, ctx: &mut Ctx) -> bool {
         if (self.cc.pacing_rate().is_none() && self.cfg.overhead == 0) || ctx.now >= self.pace_next {
             return true;
         }
@@ -281,7 +249,7 @@ impl TcpSender {
         false
     }
 
-    fn paced(&mut self, ctx: &Ctx, len: u32) {
+    pub(super) fn paced(&mut self, ctx: &Ctx, len: u32) {
         if self.cfg.overhead > 0 {
             // ns-2 `overhead_`: a random delay before the next transmission (breaks phase
             // effects of deterministic simulations without reordering).
@@ -298,7 +266,7 @@ impl TcpSender {
 
     /// Sends as much as window, receiver window and application data allow (go-back-N
     /// from `snd_nxt`, skipping SACKed ranges).
-    fn send_much(&mut self, ctx: &mut Ctx) {
+    pub(super) fn send_much(&mut self, ctx: &mut Ctx) {
         if self.in_recovery && self.cfg.prr {
             // PRR sends on ACKs only (a pacing wake-up waits for the next ACK, whose
             // `sndcnt` makes up for what was held back).
@@ -330,7 +298,7 @@ impl TcpSender {
 
     /// Sends `len` bytes of new (or go-back-N) data at `snd_nxt` if pacing allows.
     #[inline]
-    fn send_next(&mut self, ctx: &mut Ctx, len: u64) -> bool {
+    pub(super) fn send_next(&mut self, ctx: &mut Ctx, len: u64) -> bool {
         if !self.pace_ok(ctx) {
             return false;
         }
@@ -341,118 +309,9 @@ impl TcpSender {
         true
     }
 
-    /// RFC 6675 transmission during SACK recovery: while `cwnd − pipe ≥ 1 MSS`, or, with
-    /// PRR, while `budget` (bytes) holds a segment.
-    fn sack_send(&mut self, ctx: &mut Ctx, mut budget: Option<i64>) {
-        let mss = self.cfg.mss;
-        let dt = self.cfg.dupthresh;
-        loop {
-            match budget {
-                Some(b) if b < mss as i64 => break,
-                Some(_) => {}
-                None => {
-                    let cwnd = ((self.cc.cwnd() as u64).max(1) * self.mss()).min(self.rwnd);
-                    let pipe = self.sb.pipe(self.snd_una, self.snd_max, self.high_rxt, mss, dt);
-                    if cwnd < pipe + self.mss() {
-                        break;
-                    }
-                }
-            }
-            if !self.pace_ok(ctx) {
-                break;
-            }
-            // Rule 1: the first lost hole not yet retransmitted.
-            let lost_below = self.sb.lost_boundary(mss, dt);
-            let s = self.sb.next_unsacked(self.high_rxt.max(self.snd_una));
-            if s < lost_below && s < self.snd_max {
-                let len = self.mss().min(self.sb.next_block_start(s) - s).min(self.snd_max - s) as u32;
-                self.send_segment(ctx, s, len);
-                self.high_rxt = s + len as u64;
-                self.paced(ctx, len);
-                if let Some(b) = budget.as_mut() {
-                    *b -= len as i64;
-                }
-                continue;
-            }
-            // Rule 2: new data.
-            let limit = self.app_limit.min(self.snd_una + self.rwnd);
-            if self.snd_max < limit {
-                let len = self.mss().min(limit - self.snd_max) as u32;
-                let seq = self.snd_max;
-                self.send_segment(ctx, seq, len);
-                self.snd_nxt = self.snd_max;
-                self.paced(ctx, len);
-                if let Some(b) = budget.as_mut() {
-                    *b -= len as i64;
-                }
-                continue;
-            }
-            break;
-        }
-    }
-
-    // Proportional Rate Reduction (RFC 9937) ------------------------------------------------
-
-    /// `pipe`: RFC 6675's with SACK; without it, the data outstanding minus the segments
-    /// duplicate ACKs reported delivered.
-    fn prr_pipe(&self) -> u64 {
-        if self.cfg.recovery == Recovery::Sack {
-            self.sb.pipe(self.snd_una, self.snd_max, self.high_rxt, self.cfg.mss, self.cfg.dupthresh)
-        } else {
-            self.inflight().saturating_sub(self.reno_sacked * self.mss())
-        }
-    }
-
-    /// Starts a recovery's PRR accounting (before its fast retransmission).
-    fn prr_begin(&mut self) {
-        self.prr = Prr { recover_fs: self.prr_pipe(), ..Prr::default() };
-    }
-
-    /// Adds `delivered` bytes and returns `sndcnt`, the bytes this ACK may send (may be ≤ 0).
-    fn prr_sndcnt(&mut self, delivered: u64, safe_ack: bool) -> i64 {
-        let ssthresh = (self.cc.ssthresh() * self.mss() as f64).min(u64::MAX as f64 / 4.0) as u64;
-        let pipe = self.prr_pipe();
-        self.prr.sndcnt(delivered, pipe, ssthresh, self.mss(), safe_ack)
-    }
-
-    /// Bytes SACKed by the current ACK, net of those its cumulative ACK absorbed.
-    fn sack_delta(&self) -> i64 {
-        self.sb.sacked_bytes() as i64 - self.sacked_before as i64
-    }
-
-    /// New data within a PRR budget (Reno/NewReno recovery).
-    fn prr_send(&mut self, ctx: &mut Ctx, mut budget: i64) {
-        loop {
-            let limit = self.app_limit.min(self.snd_una + self.rwnd);
-            if self.snd_nxt >= limit {
-                break;
-            }
-            let len = self.mss().min(limit - self.snd_nxt);
-            // Whole segments only, unless it is the application's last piece.
-            if budget < len as i64 || (len < self.mss() && self.snd_nxt + len < self.app_limit) {
-                break;
-            }
-            if !self.send_next(ctx, len) {
-                break;
-            }
-            budget -= len as i64;
-        }
-    }
-
-    fn retransmit_una(&mut self, ctx: &mut Ctx) {
-        let len = self.mss().min(self.snd_max - self.snd_una).min(self.sb.next_block_start(self.snd_una) - self.snd_una);
-        if len > 0 {
-            let seq = self.snd_una;
-            self.send_segment(ctx, seq, len as u32);
-            if self.high_rxt < seq + len {
-                self.high_rxt = seq + len;
-            }
-        }
-    }
-
     // ACK processing -----------------------------------------------------------------------
 
-    fn on_new_ack(&mut self, ctx: &mut Ctx, ack: u64, info: &mut AckInfo) {
+    pub(super) fn on_new_ack(&mut self, ctx: &mut Ctx, ack: u64, info: &mut AckInfo) {
         let acked = ack - self.snd_una;
         self.snd_una = ack;
         if self.snd_nxt < ack {
@@ -539,108 +398,6 @@ impl TcpSender {
         }
     }
 
-    fn on_dupack(&mut self, ctx: &mut Ctx) {
-        self.dupacks += 1;
-        if self.cfg.prr && self.cfg.recovery != Recovery::Sack {
-            // One more segment above the cumulative ACK has arrived (at most all but one of
-            // those outstanding).
-            let outstanding = self.inflight().div_ceil(self.mss());
-            self.reno_sacked = (self.reno_sacked + 1).min(outstanding.saturating_sub(1));
-        }
-        if self.in_recovery && self.cfg.prr {
-            // RFC 9937: without SACK a duplicate ACK delivers one segment (until the whole
-            // RecoverFS is accounted for); with SACK, what its blocks newly cover.
-            let delivered = match self.cfg.recovery {
-                Recovery::Sack => self.sack_delta().max(0) as u64,
-                _ if self.prr.delivered < self.prr.recover_fs => self.mss(),
-                _ => 0,
-            };
-            if delivered > 0 && self.cfg.recovery != Recovery::Tahoe {
-                let snd = self.prr_sndcnt(delivered, false);
-                if self.cfg.recovery == Recovery::Sack {
-                    self.sack_send(ctx, Some(snd));
-                } else {
-                    self.prr_send(ctx, snd);
-                }
-            }
-            return;
-        }
-        if self.in_recovery {
-            match self.cfg.recovery {
-                Recovery::Reno | Recovery::NewReno => {
-                    self.dupwnd += 1.0;
-                    self.send_much(ctx);
-                }
-                Recovery::Sack => self.sack_send(ctx, None),
-                Recovery::Tahoe => {}
-            }
-            return;
-        }
-        let lost_una = self.cfg.recovery == Recovery::Sack && self.sb.lost_boundary(self.cfg.mss, self.cfg.dupthresh) > self.snd_una;
-        if self.dupacks != self.cfg.dupthresh && !(lost_una && self.dupacks < self.cfg.dupthresh) {
-            return;
-        }
-        // ns-2 bugFix_ / RFC 6582: no new fast retransmit for losses of a window already
-        // recovered from: the ACK must cover data sent after `recover` was set (ns-2:
-        // `highest_ack_ > recover_`). Duplicate ACKs for exactly `recover` are what a
-        // go-back-N after a timeout provokes when it resends data the receiver already
-        // holds (RFC 6582, section 4). `recover` is 0 until the first loss episode.
-        if self.snd_una < self.recover || (self.snd_una == self.recover && self.recover > 0) {
-            return;
-        }
-        self.fast_retransmits += 1;
-        self.episodes += 1;
-        self.episode_since = Some(ctx.now);
-        let info = self.loss_info(ctx.now);
-        self.cc.on_congestion(&info);
-        self.recover = self.snd_max;
-        self.timed = None;
-        match self.cfg.recovery {
-            Recovery::Tahoe => {
-                self.cc.set_cwnd(1.0);
-                self.snd_nxt = self.snd_una;
-                self.arm_rto(ctx);
-                self.send_much(ctx);
-            }
-            Recovery::Reno | Recovery::NewReno if self.cfg.prr => {
-                self.in_recovery = true;
-                self.first_partial = true;
-                self.dupwnd = 0.0;
-                self.prr_begin();
-                let snd = self.prr_sndcnt(self.mss(), false);
-                self.retransmit_una(ctx);
-                self.arm_rto(ctx);
-                let left = snd - self.prr.out as i64;
-                self.prr_send(ctx, left);
-            }
-            Recovery::Reno | Recovery::NewReno => {
-                self.in_recovery = true;
-                self.first_partial = true;
-                self.dupwnd = self.cfg.dupthresh as f64;
-                self.retransmit_una(ctx);
-                self.arm_rto(ctx);
-                self.send_much(ctx);
-            }
-            Recovery::Sack if self.cfg.prr => {
-                self.in_recovery = true;
-                self.high_rxt = self.snd_una;
-                self.prr_begin();
-                let snd = self.prr_sndcnt(self.sack_delta().max(0) as u64, false);
-                self.retransmit_una(ctx);
-                self.arm_rto(ctx);
-                let left = snd - self.prr.out as i64;
-                self.sack_send(ctx, Some(left));
-            }
-            Recovery::Sack => {
-                self.in_recovery = true;
-                self.high_rxt = self.snd_una;
-                self.retransmit_una(ctx);
-                self.arm_rto(ctx);
-                self.sack_send(ctx, None);
-            }
-        }
-    }
-
     /// Sends the SYN (the connection's first segment, no data) and arms its timer: the RTO
     /// (the initial RTO, doubled for each retransmission).
     fn send_syn(&mut self, ctx: &mut Ctx) {
@@ -670,7 +427,7 @@ impl TcpSender {
         self.send_much(ctx);
     }
 
-    fn on_timeout(&mut self, ctx: &mut Ctx) {
+    pub(super) fn on_timeout(&mut self, ctx: &mut Ctx) {
         if !self.established {
             // The SYN or the SYN-ACK was lost: back off and send the SYN again.
             self.syn_retries += 1;
@@ -847,52 +604,5 @@ impl Agent for TcpSender {
 
     fn tables(&mut self) -> Vec<(&'static str, crate::measure::Table)> {
         self.cc.tables()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Prr;
-
-    /// RFC 9937's basic case: one loss in a 20-segment window, ssthresh 10. PRR sends one
-    /// segment per two delivered while pipe > ssthresh (the fast retransmission first), so
-    /// that pipe falls smoothly to ssthresh, then one per delivered (conservative bound).
-    #[test]
-    fn prr_sends_in_proportion_then_holds_pipe_at_ssthresh() {
-        let mss = 1000;
-        // 19 of 20 outstanding segments remain in the network when recovery begins.
-        let mut prr = Prr { recover_fs: 19 * mss, ..Prr::default() };
-        let (mut pipe, mut sent) = (19 * mss, Vec::new());
-        for _ in 0..19 {
-            // Each duplicate ACK delivers one segment: it leaves the pipe.
-            pipe -= mss;
-            let mut budget = prr.sndcnt(mss, pipe, 10 * mss, mss, false);
-            let mut n = 0;
-            while budget >= mss as i64 {
-                prr.out += mss;
-                pipe += mss;
-                budget -= mss as i64;
-                n += 1;
-            }
-            sent.push(n);
-        }
-        // Whole segments of the ⌈k · ssthresh / RecoverFS⌉ bytes allowed after k ACKs: about
-        // one per two ACKs, 10 in all (= ssthresh) by the end of the window.
-        assert_eq!(sent.iter().sum::<u64>(), 10, "{sent:?}");
-        assert_eq!(sent[0], 1, "the fast retransmission goes out on the first ACK");
-        let mut total = 0;
-        for (k, n) in sent.iter().enumerate().take(15) {
-            total += n;
-            assert_eq!(total, (((k as u64 + 1) * 10 * mss).div_ceil(19) / mss).max(1), "after {} ACKs: {sent:?}", k + 1);
-        }
-        assert_eq!(pipe, 10 * mss);
-        // Below ssthresh (pipe 5 of 10 segments, after more losses): conservative, one for
-        // one; a safe ACK adds one; never beyond ssthresh − pipe.
-        // (delivered, out, pipe, safe ACK) in segments → sndcnt in segments.
-        for (delivered, out, pipe, safe, want) in [(14, 12, 5, false, 3), (12, 12, 5, false, 1), (12, 12, 5, true, 2), (12, 2, 9, true, 1)]
-        {
-            let mut p = Prr { recover_fs: 20 * mss, delivered: delivered * mss, out: out * mss };
-            assert_eq!(p.sndcnt(mss, pipe * mss, 10 * mss, mss, safe), want * mss as i64, "{delivered} {out} {pipe} {safe}");
-        }
     }
 }

@@ -1,0 +1,206 @@
+//! The fast paths' set-up and their event handlers: which directions run event-free and
+//! cut through, batch routers (`NodeArrive`), and the hand-over of packets to hosts that
+//! take them ahead of the clock.
+
+use super::lazy::LazyFifo;
+use super::{Network, NO_ROUTE, SCAN_LINES};
+use crate::engine::{Event, Scheduler};
+use crate::measure::FlowStats;
+use crate::packet::{PacketPool, PktId};
+use crate::units::Time;
+use std::cmp::Reverse;
+
+impl Network {
+    /// Turns on the event-free paths (see [`lazy`]): every direction with a plain FIFO
+    /// queue becomes lazy, unless it is captured to pcap, logs its drops, or has its loss
+    /// model's state traced (`traced`: directions with a queue trace); then cut-through is
+    /// enabled where a lazy direction is the only feeder of the next one. `endpoints` are
+    /// the flows' (source, sink) nodes: packets travel only between a flow's two ends,
+    /// both ways, along the routes.
+    pub fn enable_fast_paths(&mut self, endpoints: &[(u32, u32)], traced: &[u32]) {
+        for (i, l) in self.links.iter_mut().enumerate() {
+            let loss_traced = l.loss.is_some() && traced.contains(&(i as u32));
+            let logged = l.capture.is_some() || l.drop_log.is_some();
+            if let (Some(limit), false) = (l.queue.fifo_limit(), loss_traced || logged) {
+                debug_assert_eq!(l.queue.len_pkts(), 0);
+                l.lazy = Some(LazyFifo::new(limit));
+            }
+        }
+        const UNUSED: u32 = NO_ROUTE - 1;
+        let mut feeder = vec![UNUSED; self.links.len()];
+        for &(a, b) in endpoints {
+            for (s, d) in [(a, b), (b, a)] {
+                let Some(path) = self.path(s, d) else { continue };
+                for (i, &l) in path.iter().enumerate() {
+                    // The first hop is fed by the node itself: never cut through to it.
+                    let f = if i == 0 { NO_ROUTE } else { path[i - 1] };
+                    let slot = &mut feeder[l as usize];
+                    *slot = if *slot == UNUSED || *slot == f { f } else { NO_ROUTE };
+                }
+            }
+        }
+        for (o, &f) in feeder.iter().enumerate() {
+            let single = f != UNUSED && f != NO_ROUTE;
+            if single && self.links[o].lazy.is_some() && self.links[f as usize].lazy.is_some() {
+                self.fed_by[o] = f;
+                self.links[f as usize].cut_ok = true;
+            }
+        }
+        // Batch routers: no flow ends there, every link in and out is lazy, and every
+        // incoming link has a delay (the look-ahead).
+        let n = self.nodes.len();
+        let mut endpoint = vec![false; n];
+        for &(a, b) in endpoints {
+            endpoint[a as usize] = true;
+            endpoint[b as usize] = true;
+        }
+        let mut ok = vec![true; n];
+        let mut ins: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut look = vec![Time::MAX; n];
+        for (i, l) in self.links.iter().enumerate() {
+            let lazy = l.lazy.is_some();
+            ok[l.from as usize] &= lazy;
+            ok[l.to as usize] &= lazy && l.delay > 0;
+            ins[l.to as usize].push(i as u32);
+            look[l.to as usize] = look[l.to as usize].min(l.delay);
+        }
+        for v in 0..n {
+            if ok[v] && !endpoint[v] && !ins[v].is_empty() {
+                self.batch_in[v] = std::mem::take(&mut ins[v]);
+                self.lookahead[v] = look[v];
+            }
+        }
+    }
+
+    /// A batch router's arrivals are due (event `NodeArrive`). Every packet on an incoming
+    /// link arriving before `now + lookahead` is already in that link's propagation line
+    /// (a packet not yet sent there arrives one link delay after it is, at the earliest),
+    /// so they are all taken now, in order of arrival time (ties in the order the packets
+    /// were sent on their last link, as events would run),
+    /// each forwarded at its own arrival time; the next event is set for the earliest
+    /// arrival left. A router then costs one event per look-ahead window, not one per
+    /// packet.
+    pub fn node_arrive(&mut self, node: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+        let now = sched.now();
+        let v = node as usize;
+        if self.node_next[v] != now {
+            return; // superseded by an earlier event
+        }
+        self.node_next[v] = Time::MAX;
+        let horizon = now + self.lookahead[v];
+        let mut batch = std::mem::take(&mut self.batch_buf);
+        batch.clear();
+        let mut next = Time::MAX;
+        // Simultaneous arrivals come in the order events would run them: by when they
+        // started serialization on their last link (a packet's arrival event is scheduled
+        // then), then in scheduling order. A router with few lines scans them all and
+        // sorts; one with many merges the lines that hold packets through a heap.
+        if self.batch_in[v].len() <= SCAN_LINES {
+            let mut sorted = std::mem::take(&mut self.scan_buf);
+            sorted.clear();
+            for &f in &self.batch_in[v] {
+                let l = &mut self.links[f as usize];
+                while let Some(&(at, seq, id, start)) = l.in_flight.front() {
+                    if at >= horizon {
+                        next = next.min(at);
+                        break;
+                    }
+                    sorted.push((at, start, seq, id));
+                    l.in_flight.pop_front();
+                }
+                if let Some(lz) = l.lazy.as_mut() {
+                    lz.prune(now);
+                }
+            }
+            sorted.sort_unstable_by_key(|&(at, start, seq, _)| (at, start, seq));
+            batch.extend(sorted.iter().map(|&(at, _, _, id)| (at, id)));
+            self.scan_buf = sorted;
+        } else {
+            let lines = &mut self.lines[v];
+            while let Some(&Reverse((at, _, _, f))) = lines.peek() {
+                if at >= horizon {
+                    next = at;
+                    break;
+                }
+                lines.pop();
+                let l = &mut self.links[f as usize];
+                let (_, _, id, _) = l.in_flight.pop_front().expect("a line in the heap holds packets");
+                batch.push((at, id));
+                if let Some(&(a, seq, _, start)) = l.in_flight.front() {
+                    lines.push(Reverse((a, start, seq, f)));
+                }
+                if let Some(lz) = l.lazy.as_mut() {
+                    lz.prune(now);
+                }
+            }
+        }
+        for &(at, id) in &batch {
+            let out = self.route(node, pool.get(id).dst);
+            self.enqueue_lazy(out, at, id, sched, pool, flows);
+        }
+        self.batch_buf = batch;
+        if next < self.node_next[v] {
+            self.node_next[v] = next;
+            sched.at(next, Event::NodeArrive { node });
+        }
+    }
+
+    /// See [`Network::read_horizon`].
+    pub fn set_read_horizon(&mut self, t: Time) {
+        self.read_horizon = t;
+    }
+
+    /// Lets node `v`'s agent take packets ahead of the clock: its only incoming and
+    /// outgoing directions must be lazy (checked by the caller).
+    pub fn set_early_node(&mut self, v: u32) {
+        self.early_node[v as usize] = true;
+    }
+
+    /// The only incoming and outgoing directions of node `v`, if both are lazy.
+    pub fn lazy_host_links(&self, v: u32) -> Option<(u32, u32)> {
+        let out = self.sole_link[v as usize];
+        if out == NO_ROUTE || self.links[out as usize].lazy.is_none() {
+            return None;
+        }
+        let mut ins = self.links.iter().enumerate().filter(|(_, l)| l.to == v);
+        match (ins.next(), ins.next()) {
+            (Some((i, l)), None) if l.lazy.is_some() => Some((i as u32, out)),
+            _ => None,
+        }
+    }
+
+    /// Packets on `ld`'s propagation line (still to arrive by event), oldest first.
+    #[inline]
+    pub fn in_flight_front(&self, ld: u32) -> Option<(Time, u64, PktId, Time)> {
+        self.links[ld as usize].in_flight.front().copied()
+    }
+
+    /// Takes the head of `ld`'s line to hand it over ahead of its event: the first call
+    /// for a line makes its pending `LinkArrive` event void (`first`).
+    #[inline]
+    pub fn take_in_flight(&mut self, ld: u32, first: bool) -> Option<(Time, u64, PktId, Time)> {
+        let link = &mut self.links[ld as usize];
+        if first {
+            link.void_arrivals += 1;
+        }
+        link.in_flight.pop_front()
+    }
+
+    /// After [`Network::take_in_flight`] stopped with packets left: the new head's event.
+    pub fn rearm_in_flight(&mut self, ld: u32, sched: &mut Scheduler) {
+        if let Some(&(at, seq, _, _)) = self.links[ld as usize].in_flight.front() {
+            sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });
+        }
+    }
+
+    /// Puts a packet of [`Network::early`] back on the event path: it arrives by a
+    /// `LinkArrive` event at `at`, as it would have without the early hand-over.
+    #[inline]
+    pub fn arrive_later(&mut self, ld: u32, at: Time, seq: u64, id: PktId, start: Time, sched: &mut Scheduler) {
+        let link = &mut self.links[ld as usize];
+        if link.in_flight.is_empty() {
+            sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });
+        }
+        link.in_flight.push_back((at, seq, id, start));
+    }
+}

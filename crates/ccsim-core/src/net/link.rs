@@ -1,0 +1,190 @@
+//! One direction of a duplex link: its egress queue, optional loss model, statistics,
+//! propagation line, and (when event-free) its lazy FIFO; and the per-drop log.
+
+use super::lazy::{LazyFifo, Offer};
+use crate::loss::LossModel;
+use crate::measure::{FlowStats, QueueStats};
+use crate::packet::{Kind, PacketPool, PktId};
+use crate::queue::{DropReason, Queue};
+use crate::units::{serialization, Time};
+use std::collections::VecDeque;
+
+/// One direction of a duplex link.
+pub struct LinkDir {
+    /// `"from->to"` with node names.
+    pub name: String,
+    /// The duplex link's name (as in the scenario).
+    pub link_name: String,
+    /// Whether this is the scenario's `a->b` direction.
+    pub forward: bool,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay: Time,
+    pub queue: Box<dyn Queue>,
+    pub loss: Option<Box<dyn LossModel>>,
+    /// When the transmitter is free again.
+    pub busy_until: Time,
+    /// The queue's length in packets and bytes, mirrored here (no virtual call per query).
+    pub qlen: usize,
+    pub qbytes: u64,
+    /// A `TxEnd` event is scheduled (packets wait for the transmitter).
+    pub(super) txend_pending: bool,
+    /// `TxEnd` events in the heap made void by a departure taken early (see `enqueue`).
+    pub(super) void_txends: u32,
+    pub(super) rem: u64,
+    pub stats: QueueStats,
+    /// pcap capture of packets as they start serialization.
+    pub capture: Option<Box<crate::trace::pcap::PcapWriter>>,
+    /// Every drop on this direction, when a `drops` trace asks for it.
+    pub drop_log: Option<Box<DropLog>>,
+    /// Packets in propagation: (arrival time, event sequence number, packet, start of its
+    /// serialization here), in order.
+    pub(super) in_flight: VecDeque<(Time, u64, PktId, Time)>,
+    /// Set when this direction runs event-free (see [`lazy`]); `queue` then stays empty.
+    pub(super) lazy: Option<LazyFifo>,
+    /// Lazy, and packets reaching the far node may be cut through to a next link.
+    pub(super) cut_ok: bool,
+    /// `LinkArrive` events in the heap made void because their packets were handed to
+    /// the far node's agent ahead of the clock (see [`Network::early`]).
+    pub(super) void_arrivals: u32,
+}
+
+impl LinkDir {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        link_name: String,
+        forward: bool,
+        from: u32,
+        to: u32,
+        rate_bps: u64,
+        delay: Time,
+        queue: Box<dyn Queue>,
+        loss: Option<Box<dyn LossModel>>,
+    ) -> Self {
+        LinkDir {
+            name,
+            link_name,
+            forward,
+            from,
+            to,
+            rate_bps,
+            delay,
+            queue,
+            loss,
+            busy_until: 0,
+            qlen: 0,
+            qbytes: 0,
+            txend_pending: false,
+            void_txends: 0,
+            rem: 0,
+            stats: QueueStats::default(),
+            capture: None,
+            drop_log: None,
+            in_flight: VecDeque::with_capacity(64),
+            lazy: None,
+            cut_ok: false,
+            void_arrivals: 0,
+        }
+    }
+
+    /// Offers packet `id` to this lazy direction at time `at` (not before any earlier
+    /// offer). Returns the start of the packet's serialization and its arrival time at
+    /// the far node, or `None` if it was refused or lost (and freed).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn admit(
+        &mut self,
+        ld: u32,
+        now: Time,
+        at: Time,
+        id: PktId,
+        pool: &mut PacketPool,
+        flows: &mut [FlowStats],
+    ) -> Option<(Time, Time)> {
+        let lz = self.lazy.as_mut().expect("admit on a lazy link");
+        let p = pool.get(id);
+        let o = Offer { now, at, size: p.size, flow: p.flow, forward: p.kind != Kind::Ack };
+        if at >= self.busy_until {
+            // The transmitter is free: the common case of a lightly loaded link.
+            let (rate, rem, loss) = (self.rate_bps, &mut self.rem, &mut self.loss);
+            let tx_lost = || {
+                let tx = serialization(o.size, rate, rem);
+                let lost = match loss.as_mut() {
+                    Some(m) => m.lose(at + tx, pool.get(id)),
+                    None => false,
+                };
+                (tx, lost)
+            };
+            let decided = lz.offer_idle(&o, tx_lost, &mut self.stats, flows, ld);
+            return match decided {
+                Some((tx, false)) => {
+                    self.busy_until = at + tx;
+                    Some((at, at + tx + self.delay))
+                }
+                Some((tx, true)) => {
+                    self.busy_until = at + tx;
+                    pool.free(id);
+                    None
+                }
+                None => {
+                    pool.free(id);
+                    None
+                }
+            };
+        }
+        let Some(start) = lz.offer(&o, self.busy_until, &mut self.stats, flows, ld) else {
+            pool.free(id);
+            return None;
+        };
+        let tx = serialization(o.size, self.rate_bps, &mut self.rem);
+        let done = start + tx;
+        self.busy_until = done;
+        let lost = match self.loss.as_mut() {
+            Some(m) => m.lose(done, pool.get(id)),
+            None => false,
+        };
+        lz.transmitted(&o, start, tx, lost, &mut self.stats, flows, ld);
+        if lost {
+            pool.free(id);
+            return None;
+        }
+        Some((start, done + self.delay))
+    }
+}
+
+/// A log of drops: time, flow, sequence number, reason, size.
+#[derive(Default)]
+pub struct DropLog {
+    pub time: Vec<f64>,
+    pub flow: Vec<f64>,
+    pub seq: Vec<f64>,
+    pub reason: Vec<f64>,
+    pub size: Vec<f64>,
+}
+
+impl DropLog {
+    pub fn push(&mut self, now: Time, p: &crate::packet::Packet, reason: DropReason) {
+        self.push_parts(now, p.flow, p.seq, reason, p.size)
+    }
+
+    pub fn push_parts(&mut self, now: Time, flow: u32, seq: u64, reason: DropReason, size: u32) {
+        self.time.push(now as f64 / 1e9);
+        self.flow.push(flow as f64);
+        self.seq.push(seq as f64);
+        self.reason.push(reason as u8 as f64);
+        self.size.push(size as f64);
+    }
+
+    pub fn into_table(self) -> crate::measure::Table {
+        use crate::measure::Column;
+        let mut t = crate::measure::Table::default();
+        t.push("time", Column::F64(self.time));
+        t.push("flow", Column::F64(self.flow));
+        t.push("seq", Column::F64(self.seq));
+        t.push("reason", Column::F64(self.reason));
+        t.push("size", Column::F64(self.size));
+        t
+    }
+}

@@ -1,0 +1,112 @@
+//! Hosts ahead of the clock (see docs/architecture.md): which packets a host's agent may
+//! take when their arrival is decided rather than at an event, and the hand-over itself.
+
+use super::{Simulation, StopReason};
+use crate::engine::Side;
+use crate::scenario::TraceTarget;
+use crate::units::Time;
+
+impl Simulation {
+    /// Recomputes [`Simulation::horizon`] and the network's read horizon (after a
+    /// reader ran): the next instants at which flow state and queue statistics are read.
+    pub(super) fn set_horizon(&mut self) {
+        let mut h = self.duration;
+        if self.warmup_pending {
+            h = h.min(self.warmup);
+        }
+        let mut q = h;
+        for t in &self.traces {
+            match t.target {
+                TraceTarget::Flow(_) => h = h.min(t.next),
+                TraceTarget::Queue(_) => q = q.min(t.next),
+            }
+        }
+        self.horizon = h;
+        self.core.net.set_read_horizon(q);
+    }
+
+    /// Whether the agent of `node` may take a packet arriving at `t` now, ahead of the
+    /// clock (see [`Agent::next_wakeup`]).
+    #[inline]
+    pub(super) fn ahead_ok(&self, node: u32, t: Time) -> bool {
+        if t >= self.horizon {
+            return false;
+        }
+        let (fi, side) = self.node_agent[node as usize];
+        let f = &self.flows[fi as usize];
+        match side {
+            Side::Sender => t < f.stop.unwrap_or(Time::MAX) && f.sender.next_wakeup().is_some_and(|w| t < w),
+            Side::Receiver => f.receiver.next_wakeup().is_some_and(|w| t < w),
+        }
+    }
+
+    /// Hands the packets the last event decided for hosts that take them ahead of the
+    /// clock to their agents, in the order decided (each host's in its arrival order),
+    /// or puts them back on the event path when the agent cannot take them yet. A host
+    /// whose line still holds packets on the event path takes those first, or none.
+    ///
+    /// Each packet handed over counts as an executed event: `max_events` and the stop
+    /// check apply to them too (a chain of hosts fed only by event-free links can run a
+    /// whole simulation from one event).
+    pub(super) fn take_early(&mut self, max_events: u64, should_stop: &mut dyn FnMut() -> bool) -> Option<StopReason> {
+        let mut i = 0;
+        while i < self.core.net.early.len() {
+            if i >= 4096 {
+                // A long chain of hand-overs (hosts feeding each other ahead of the clock):
+                // forget the handled part so that the list stays as short as the packets
+                // in flight.
+                self.core.net.early.drain(..i);
+                i = 0;
+            }
+            let (t, seq, ld, id, start) = self.core.net.early[i];
+            i += 1;
+            let node = self.core.net.links[ld as usize].to;
+            let mut ok = self.ahead_ok(node, t);
+            if ok && self.core.net.in_flight_front(ld).is_some() {
+                // Every packet on the line arrives by `t`: hand them over first. (The
+                // first always can: the conditions only bound the arrival time.)
+                let mut first = true;
+                while let Some((ti, _, _, _)) = self.core.net.in_flight_front(ld) {
+                    if !self.ahead_ok(node, ti) {
+                        if !first {
+                            self.core.net.rearm_in_flight(ld, &mut self.core.sched);
+                        }
+                        ok = false;
+                        break;
+                    }
+                    let (_, _, pi, _) = self.core.net.take_in_flight(ld, first).expect("peeked");
+                    first = false;
+                    if let Some(r) = self.hand_over(ti, pi, max_events, should_stop) {
+                        self.core.net.early.drain(..i);
+                        return Some(r);
+                    }
+                }
+                ok = ok && self.ahead_ok(node, t);
+            }
+            if !ok {
+                self.core.net.arrive_later(ld, t, seq, id, start, &mut self.core.sched);
+            } else if let Some(r) = self.hand_over(t, id, max_events, should_stop) {
+                self.core.net.early.drain(..i);
+                return Some(r);
+            }
+        }
+        self.core.net.early.clear();
+        None
+    }
+
+    /// Hands packet `id` to its host's agent at `t`, ahead of the clock; it counts as an
+    /// executed event. Returns why to stop, if the run must stop now.
+    #[inline]
+    pub(super) fn hand_over(
+        &mut self,
+        t: Time,
+        id: crate::packet::PktId,
+        max_events: u64,
+        should_stop: &mut dyn FnMut() -> bool,
+    ) -> Option<StopReason> {
+        self.deliver(t, id);
+        self.taken_ahead += 1;
+        self.core.sched.note_executed();
+        self.check_stop(max_events, should_stop)
+    }
+}

@@ -1,0 +1,147 @@
+//! Building the world from a validated [`Spec`]: link directions with their queues and loss
+//! models, the fast paths, flows and their start and stop timers, traces, and the hosts
+//! that may take packets ahead of the clock.
+
+use super::{FlowSlot, SimOptions, Simulation, TraceState};
+use crate::agent::{Core, TIMER_START, TIMER_STOP};
+use crate::engine::{Event, Scheduler, Side};
+use crate::measure::{FlowStats, Series};
+use crate::net::{LinkDir, Network, Node};
+use crate::packet::PacketPool;
+use crate::rng::stream;
+use crate::scenario::{Spec, TraceTarget};
+
+impl Simulation {
+    /// Builds the world. Every random stream is keyed by the seed and a component's name.
+    pub fn with_options(spec: Spec, opts: &SimOptions) -> Result<Self, String> {
+        let seed = spec.seed;
+        let params = spec.params().to_string();
+        let nodes: Vec<Node> = spec.nodes.iter().map(|n| Node { name: n.clone() }).collect();
+        let mut links = Vec::with_capacity(spec.links.len() * 2);
+        let mut queue_kinds = Vec::with_capacity(spec.links.len() * 2);
+        for l in &spec.links {
+            for (dir, (from, to)) in [(l.a, l.b), (l.b, l.a)].into_iter().enumerate() {
+                let dname = format!("{}->{}", spec.nodes[from as usize], spec.nodes[to as usize]);
+                let tag = if dir == 0 { "ab" } else { "ba" };
+                let queue = l.queue[dir].build(stream(seed, &format!("link:{}:{tag}:queue", l.name)));
+                let loss = l.loss[dir].as_ref().map(|m| m.build(stream(seed, &format!("link:{}:{tag}:loss", l.name))));
+                links.push(LinkDir::new(dname, l.name.clone(), dir == 0, from, to, l.rate_bps, l.delay, queue, loss));
+                queue_kinds.push(l.queue[dir].kind());
+            }
+        }
+        let dir = opts.output_dir.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
+        if !spec.pcaps.is_empty() {
+            std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
+        }
+        for &ld in &spec.drop_logs {
+            links[ld as usize].drop_log = Some(Box::default());
+        }
+        for p in &spec.pcaps {
+            let w = crate::trace::pcap::PcapWriter::create(&dir.join(&p.file))?;
+            links[p.link_dir as usize].capture = Some(Box::new(w));
+        }
+        let mut net = Network::new(nodes, links);
+        if !opts.per_hop_events {
+            let ends: Vec<(u32, u32)> = spec.flows.iter().map(|f| (f.src, f.dst)).collect();
+            let traced: Vec<u32> =
+                spec.traces.iter().filter_map(|t| if let TraceTarget::Queue(ld) = t.target { Some(ld) } else { None }).collect();
+            net.enable_fast_paths(&ends, &traced);
+        }
+        let mut sched = Scheduler::new();
+        let mut flows = Vec::with_capacity(spec.flows.len());
+        for (i, f) in spec.flows.into_iter().enumerate() {
+            let (sender, mut receivers) = f.app.build(stream(seed, &format!("flow:{}", f.name)), None, 1);
+            let receiver = receivers.pop().expect("one receiver");
+            let start = if f.start_jitter > 0 {
+                use crate::rng::Rng;
+                f.start + stream(seed, &format!("flow:{}:start", f.name)).gen_range(0..f.start_jitter)
+            } else {
+                f.start
+            };
+            sched.at(start, Event::Timer { flow: i as u32, side: Side::Sender, kind: TIMER_START, token: 0 });
+            if let Some(stop) = f.stop {
+                sched.at(stop, Event::Timer { flow: i as u32, side: Side::Sender, kind: TIMER_STOP, token: 0 });
+            }
+            flows.push(FlowSlot { name: f.name, kind: f.app.kind(), src: f.src, dst: f.dst, start, stop: f.stop, sender, receiver });
+        }
+        if spec.warmup > 0 {
+            sched.at(spec.warmup, Event::WarmupEnd);
+        }
+        let mut traces = Vec::with_capacity(spec.traces.len());
+        for (i, t) in spec.traces.iter().enumerate() {
+            let (name, mut cols) = match t.target {
+                TraceTarget::Queue(ld) => {
+                    let l = &net.links[ld as usize];
+                    let mut c: Vec<String> =
+                        ["time", "len_pkts", "len_bytes", "arrivals", "departures", "drops"].iter().map(|s| s.to_string()).collect();
+                    c.extend(l.queue.probe_names().iter().map(|s| s.to_string()));
+                    if l.loss.is_some() {
+                        c.push("loss_state".into());
+                    }
+                    (format!("queue:{}", l.name), c)
+                }
+                TraceTarget::Flow(fi) => {
+                    let f = &flows[fi as usize];
+                    let mut c: Vec<String> = ["time", "sent_bytes", "delivered_bytes", "goodput_bytes", "throughput_bps"]
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect();
+                    c.extend(f.sender.probe_names().iter().map(|s| s.to_string()));
+                    (format!("flow:{}", f.name), c)
+                }
+            };
+            cols.shrink_to_fit();
+            let width = cols.len();
+            sched.at(0, Event::Sample { trace: i as u32 });
+            traces.push(TraceState {
+                target: t.target,
+                interval: t.interval,
+                series: Series::new(name, cols),
+                prev_goodput: 0,
+                row: Vec::with_capacity(width),
+                next: 0,
+            });
+        }
+        // Hosts whose one flow end may take packets ahead of the clock: one flow end, one
+        // link in and one out, both event-free.
+        let mut node_agent = vec![(u32::MAX, Side::Sender); net.nodes.len()];
+        if !opts.per_hop_events {
+            let mut ends = vec![0u32; net.nodes.len()];
+            for (i, f) in flows.iter().enumerate() {
+                ends[f.src as usize] += 1;
+                ends[f.dst as usize] += 1;
+                node_agent[f.src as usize] = (i as u32, Side::Sender);
+                node_agent[f.dst as usize] = (i as u32, Side::Receiver);
+            }
+            for (v, &(fi, side)) in node_agent.iter().enumerate() {
+                if ends[v] != 1 || net.lazy_host_links(v as u32).is_none() {
+                    continue;
+                }
+                let f = &flows[fi as usize];
+                let agent = if side == Side::Sender { &f.sender } else { &f.receiver };
+                if agent.next_wakeup().is_some() {
+                    net.set_early_node(v as u32);
+                }
+            }
+        }
+        let nflows = flows.len();
+        let mut sim = Simulation {
+            core: Core { sched, net, pool: PacketPool::new(), flows: vec![FlowStats::default(); nflows] },
+            flows,
+            traces,
+            name: spec.name,
+            seed,
+            duration: spec.duration,
+            warmup: spec.warmup,
+            max_events: spec.max_events,
+            queue_kinds,
+            node_agent,
+            horizon: 0,
+            warmup_pending: spec.warmup > 0,
+            taken_ahead: 0,
+            params,
+        };
+        sim.set_horizon();
+        Ok(sim)
+    }
+}

@@ -1,0 +1,263 @@
+//! A simulation: the world built from a validated [`Spec`] ([`build`]), its event loop
+//! (here), hosts ahead of the clock ([`ahead`]) and its results ([`results`]).
+
+mod ahead;
+mod build;
+mod results;
+
+pub use results::{Results, StopReason};
+
+use crate::agent::{Agent, Core, Ctx, TIMER_START, TIMER_STOP};
+use crate::engine::{Event, Side};
+use crate::measure::{FlowStats, Series};
+use crate::net::{Network, WarmupStep};
+use crate::scenario::{Spec, TraceTarget};
+use crate::units::{to_secs, Time};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+struct FlowSlot {
+    name: String,
+    kind: &'static str,
+    src: u32,
+    dst: u32,
+    start: Time,
+    stop: Option<Time>,
+    sender: Box<dyn Agent>,
+    receiver: Box<dyn Agent>,
+}
+
+struct TraceState {
+    target: TraceTarget,
+    interval: Time,
+    series: Series,
+    prev_goodput: u64,
+    row: Vec<f64>,
+    /// Time of the pending sample.
+    next: Time,
+}
+
+/// Where a run writes files (pcap captures).
+#[derive(Clone, Debug, Default)]
+pub struct SimOptions {
+    /// Folder for pcap files; the current directory when `None`.
+    pub output_dir: Option<std::path::PathBuf>,
+    /// Run every link with an event per packet per stage (the reference implementation
+    /// of the same model), instead of the event-free FIFO links and cut-through (see
+    /// [`crate::net`]). Slower; for validating the fast paths.
+    pub per_hop_events: bool,
+}
+
+pub struct Simulation {
+    core: Core,
+    flows: Vec<FlowSlot>,
+    traces: Vec<TraceState>,
+    name: String,
+    seed: u64,
+    duration: Time,
+    warmup: Time,
+    max_events: Option<u64>,
+    queue_kinds: Vec<&'static str>,
+    /// Per node: the one flow end it hosts (for packets taken ahead of the clock).
+    node_agent: Vec<(u32, Side)>,
+    /// Packets may be taken ahead of the clock only if they arrive before this instant:
+    /// the next reader of flow state (a flow trace's sample, the end of warm-up, the end
+    /// of the run).
+    horizon: Time,
+    /// The `WarmupEnd` event has yet to run.
+    warmup_pending: bool,
+    /// See [`Results::taken_ahead`].
+    taken_ahead: u64,
+    /// See [`Results::params`].
+    params: String,
+}
+
+impl Simulation {
+    /// Builds the world (pcap files, if any, go to the current directory).
+    /// Panics if a pcap file cannot be created; use [`Simulation::with_options`] to get an error.
+    pub fn new(spec: Spec) -> Self {
+        Self::with_options(spec, &SimOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The network (for inspection and tests).
+    pub fn network(&self) -> &Network {
+        &self.core.net
+    }
+
+    /// Per-flow statistics so far.
+    pub fn flow_stats(&self) -> &[FlowStats] {
+        &self.core.flows
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Time {
+        self.core.sched.now()
+    }
+
+    fn agent_call(&mut self, flow: u32, side: Side, f: impl FnOnce(&mut dyn Agent, &mut Ctx)) {
+        let now = self.core.sched.now();
+        self.agent_call_at(now, flow, side, f)
+    }
+
+    /// Calls an agent with `ctx.now = now` (later than the clock for a packet taken ahead).
+    #[inline]
+    fn agent_call_at(&mut self, now: Time, flow: u32, side: Side, f: impl FnOnce(&mut dyn Agent, &mut Ctx)) {
+        let slot = &mut self.flows[flow as usize];
+        let (agent, node, peer) = match side {
+            Side::Sender => (&mut slot.sender, slot.src, slot.dst),
+            Side::Receiver => (&mut slot.receiver, slot.dst, slot.src),
+        };
+        let mut ctx = Ctx { now, flow, side, node, peer, core: &mut self.core };
+        f(agent.as_mut(), &mut ctx);
+    }
+
+    #[inline]
+    fn arrive(&mut self, node: u32, id: crate::packet::PktId) {
+        if self.core.pool.get(id).dst != node {
+            self.core.forward(node, id);
+            return;
+        }
+        let now = self.core.sched.now();
+        self.deliver(now, id);
+    }
+
+    /// Packet `id` reaches its destination's agent at `now`.
+    #[inline]
+    fn deliver(&mut self, now: Time, id: crate::packet::PktId) {
+        // Copied out so the agent may send (and the pool grow) while reading it.
+        let p = *self.core.pool.get(id);
+        self.core.pool.free(id);
+        let side = if p.src == self.flows[p.flow as usize].src { Side::Receiver } else { Side::Sender };
+        match side {
+            Side::Receiver => self.core.flows[p.flow as usize].on_delivered(now, &p),
+            Side::Sender => self.core.flows[p.flow as usize].reverse_delivered_pkts += 1,
+        }
+        self.agent_call_at(now, p.flow, side, |a, ctx| a.on_packet(ctx, &p));
+    }
+
+    fn sample(&mut self, ti: u32) {
+        let now = self.core.sched.now();
+        let t = &mut self.traces[ti as usize];
+        t.row.clear();
+        t.row.push(to_secs(now));
+        match t.target {
+            TraceTarget::Queue(ld) => {
+                let (st, qp, qb) = self.core.net.queue_view(ld, now);
+                let l = &self.core.net.links[ld as usize];
+                t.row.push(qp as f64);
+                t.row.push(qb as f64);
+                t.row.push(st.arrivals as f64);
+                t.row.push(st.departures as f64);
+                t.row.push(st.drops.iter().sum::<u64>() as f64);
+                l.queue.probe(&mut t.row);
+                if let Some(m) = &l.loss {
+                    t.row.push(m.state());
+                }
+            }
+            TraceTarget::Flow(fi) => {
+                let s = &self.core.flows[fi as usize];
+                t.row.push(s.sent_bytes as f64);
+                t.row.push(s.delivered_bytes as f64);
+                t.row.push(s.goodput_bytes as f64);
+                // Counters restart at warm-up: a drop below the previous value means reset.
+                let prev = if s.goodput_bytes < t.prev_goodput { 0 } else { t.prev_goodput };
+                let thr = if now == 0 { 0.0 } else { (s.goodput_bytes - prev) as f64 * 8.0 / to_secs(t.interval) };
+                t.row.push(thr);
+                t.prev_goodput = s.goodput_bytes;
+                self.flows[fi as usize].sender.probe(&mut t.row);
+            }
+        }
+        t.series.push_row(&t.row);
+        let next = now + t.interval;
+        t.next = next;
+        if next <= self.duration {
+            self.core.sched.at(next, Event::Sample { trace: ti });
+        }
+        self.set_horizon();
+    }
+
+    fn end_warmup(&mut self) {
+        let now = self.core.sched.now();
+        self.core.net.warmup(now, &mut self.core.flows, WarmupStep::Restart);
+        for s in &mut self.core.flows {
+            s.reset(now);
+        }
+        self.core.net.warmup(now, &mut self.core.flows, WarmupStep::RestoreDrops);
+        self.warmup_pending = false;
+        self.set_horizon();
+    }
+
+    /// Runs to the end time (or `max_events`, or until `stop` is set).
+    pub fn run(&mut self, stop: Option<&AtomicBool>) -> StopReason {
+        match stop {
+            Some(flag) => self.run_with(&mut || flag.load(Ordering::Relaxed)),
+            None => self.run_with(&mut || false),
+        }
+    }
+
+    /// Runs to the end time (or `max_events`); `should_stop` is polled every 16384 events
+    /// (e.g. to honour Ctrl-C) and ends the run early when it returns true.
+    pub fn run_with(&mut self, should_stop: &mut dyn FnMut() -> bool) -> StopReason {
+        let until = self.duration;
+        let max_events = self.max_events.unwrap_or(u64::MAX);
+        loop {
+            let Some((_, ev)) = self.core.sched.pop_until(until) else {
+                self.core.sched.advance_to(until);
+                return StopReason::EndTime;
+            };
+            match ev {
+                Event::TxEnd { link } => self.core.net.tx_end(link, &mut self.core.sched, &mut self.core.pool, &mut self.core.flows),
+                Event::LinkArrive { link } => {
+                    if let Some((node, pkt)) = self.core.net.link_arrive(link, &mut self.core.sched) {
+                        self.arrive(node, pkt)
+                    }
+                }
+                Event::NodeArrive { node } => {
+                    self.core.net.node_arrive(node, &mut self.core.sched, &mut self.core.pool, &mut self.core.flows)
+                }
+                Event::Timer { flow, side, kind, token } => match kind {
+                    TIMER_START => self.agent_call(flow, side, |a, ctx| a.start(ctx)),
+                    TIMER_STOP => self.agent_call(flow, side, |a, ctx| a.stop(ctx)),
+                    _ => self.agent_call(flow, side, |a, ctx| a.on_timer(ctx, kind, token)),
+                },
+                Event::Sample { trace } => self.sample(trace),
+                Event::WarmupEnd => self.end_warmup(),
+            }
+            if let Some(r) = self.check_stop(max_events, should_stop) {
+                return r;
+            }
+            if !self.core.net.early.is_empty() {
+                if let Some(r) = self.take_early(max_events, should_stop) {
+                    return r;
+                }
+            }
+        }
+    }
+
+    /// Whether to stop after the latest event (or packet taken ahead of the clock).
+    #[inline]
+    fn check_stop(&self, max_events: u64, should_stop: &mut dyn FnMut() -> bool) -> Option<StopReason> {
+        let n = self.core.sched.executed();
+        if n >= max_events {
+            return Some(StopReason::MaxEvents);
+        }
+        if n & 0x3FFF == 0 && should_stop() {
+            return Some(StopReason::Interrupted);
+        }
+        None
+    }
+
+    /// Runs and collects results.
+    pub fn run_to_results(mut self, stop: Option<&AtomicBool>) -> Results {
+        let t0 = Instant::now();
+        let reason = self.run(stop);
+        let wall = t0.elapsed().as_secs_f64();
+        self.results(reason, wall)
+    }
+}
+
+/// Validates a TOML scenario and runs it.
+pub fn run_toml(text: &str) -> Result<Results, Vec<crate::scenario::ScenarioError>> {
+    let spec = crate::scenario::from_toml(text)?;
+    Ok(Simulation::new(spec).run_to_results(None))
+}

@@ -1,0 +1,236 @@
+//! What a run produces: the flow, queue and drop tables, series, files and metadata.
+
+use super::Simulation;
+use crate::measure::{Column, Table};
+use crate::net::LinkDir;
+use crate::queue::DropReason;
+use crate::units::to_secs;
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// Reached the scenario's duration.
+    EndTime,
+    /// Reached `simulation.max_events`.
+    MaxEvents,
+    /// Asked to stop (e.g. Ctrl-C).
+    Interrupted,
+}
+
+impl StopReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::EndTime => "end_time",
+            StopReason::MaxEvents => "max_events",
+            StopReason::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// Everything a run produces.
+pub struct Results {
+    pub name: String,
+    pub seed: u64,
+    /// Simulated time reached, seconds.
+    pub sim_time_s: f64,
+    pub warmup_s: f64,
+    pub events: u64,
+    pub wall_s: f64,
+    pub stop: StopReason,
+    pub peak_packets: usize,
+    /// Packets handed to their destination's agent ahead of the clock instead of by an
+    /// event (counted in `events` too; see [`crate::agent::Agent::next_wakeup`]).
+    pub taken_ahead: u64,
+    /// Every component's resolved parameters (JSON, see [`Spec::params`]).
+    pub params: String,
+    pub flows: Table,
+    pub queues: Table,
+    pub drops: Table,
+    pub series: Vec<(String, Table)>,
+    /// Files written (pcap captures): (link direction, path).
+    pub files: Vec<(String, String)>,
+    /// Problems that did not stop the run (e.g. a pcap write error).
+    pub warnings: Vec<String>,
+}
+
+impl Simulation {
+    /// Builds the result tables.
+    pub fn results(mut self, stop: StopReason, wall_s: f64) -> Results {
+        let now = self.core.sched.now();
+        self.core.net.finish(now, &mut self.core.flows);
+        let mut flows = Table::default();
+        let nf = self.flows.len();
+        let f64col = |f: &dyn Fn(usize) -> f64| Column::F64((0..nf).map(f).collect());
+        let i64col = |f: &dyn Fn(usize) -> i64| Column::I64((0..nf).map(f).collect());
+        let st = &self.core.flows;
+        let slots = &self.flows;
+        let nodes = &self.core.net.nodes;
+        let window = |i: usize| {
+            let s = &slots[i];
+            let begin = s.start.max(self.warmup);
+            let end = s.stop.unwrap_or(now).min(now);
+            to_secs(end.saturating_sub(begin))
+        };
+        flows.push("flow", i64col(&|i| i as i64));
+        flows.push("name", Column::Str(slots.iter().map(|s| s.name.clone()).collect()));
+        flows.push("kind", Column::Str(slots.iter().map(|s| s.kind.to_string()).collect()));
+        flows.push("src", Column::Str(slots.iter().map(|s| nodes[s.src as usize].name.clone()).collect()));
+        flows.push("dst", Column::Str(slots.iter().map(|s| nodes[s.dst as usize].name.clone()).collect()));
+        flows.push("start_s", f64col(&|i| to_secs(slots[i].start)));
+        flows.push("stop_s", f64col(&|i| to_secs(slots[i].stop.unwrap_or(self.duration))));
+        flows.push("sent_pkts", i64col(&|i| st[i].sent_pkts as i64));
+        flows.push("sent_bytes", i64col(&|i| st[i].sent_bytes as i64));
+        flows.push("delivered_pkts", i64col(&|i| st[i].delivered_pkts as i64));
+        flows.push("delivered_bytes", i64col(&|i| st[i].delivered_bytes as i64));
+        flows.push("goodput_bytes", i64col(&|i| st[i].goodput_bytes as i64));
+        flows.push(
+            "goodput_bps",
+            f64col(&|i| {
+                let w = window(i);
+                if w > 0.0 {
+                    st[i].goodput_bytes as f64 * 8.0 / w
+                } else {
+                    0.0
+                }
+            }),
+        );
+        flows.push("queue_drops", i64col(&|i| st[i].forward_drops().0 as i64));
+        flows.push("wire_losses", i64col(&|i| st[i].forward_drops().1 as i64));
+        flows.push(
+            "loss_rate",
+            f64col(&|i| {
+                let (q, l) = st[i].forward_drops();
+                if st[i].sent_pkts > 0 {
+                    (q + l) as f64 / st[i].sent_pkts as f64
+                } else {
+                    0.0
+                }
+            }),
+        );
+        flows.push("delay_mean_s", f64col(&|i| st[i].mean_delay_s()));
+        flows.push("delay_min_s", f64col(&|i| if st[i].delivered_pkts > 0 { to_secs(st[i].delay_min_ns) } else { f64::NAN }));
+        flows.push("delay_max_s", f64col(&|i| if st[i].delivered_pkts > 0 { to_secs(st[i].delay_max_ns) } else { f64::NAN }));
+        flows.push("reverse_sent_pkts", i64col(&|i| st[i].reverse_sent_pkts as i64));
+        flows.push("reverse_delivered_pkts", i64col(&|i| st[i].reverse_delivered_pkts as i64));
+        // Agent-specific columns: the union over flows, NaN where a flow has none.
+        let summaries: Vec<Vec<(&'static str, f64)>> =
+            slots.iter().map(|s| s.sender.summary().into_iter().chain(s.receiver.summary()).collect()).collect();
+        let mut extra: Vec<&'static str> = Vec::new();
+        for s in &summaries {
+            for (k, _) in s {
+                if !extra.contains(k) {
+                    extra.push(k);
+                }
+            }
+        }
+        for k in extra {
+            flows.push(k, f64col(&|i| summaries[i].iter().find(|(n, _)| *n == k).map(|(_, v)| *v).unwrap_or(f64::NAN)));
+        }
+
+        let mut queues = Table::default();
+        let links = &mut self.core.net.links;
+        let nl = links.len();
+        let means: Vec<(f64, f64)> = links
+            .iter_mut()
+            .map(|l| {
+                let (p, b) = (l.qlen, l.qbytes);
+                l.stats.mean_len(now, p, b)
+            })
+            .collect();
+        let links = &self.core.net.links;
+        let lf = |f: &dyn Fn(&LinkDir) -> f64| Column::F64(links.iter().map(f).collect());
+        let li = |f: &dyn Fn(&LinkDir) -> i64| Column::I64(links.iter().map(f).collect());
+        queues.push("link", Column::Str(links.iter().map(|l| l.link_name.clone()).collect()));
+        queues.push("direction", Column::Str(links.iter().map(|l| l.name.clone()).collect()));
+        queues.push("from", Column::Str(links.iter().map(|l| nodes[l.from as usize].name.clone()).collect()));
+        queues.push("to", Column::Str(links.iter().map(|l| nodes[l.to as usize].name.clone()).collect()));
+        queues.push("queue", Column::Str(self.queue_kinds.iter().map(|s| s.to_string()).collect()));
+        queues.push("rate_bps", li(&|l| l.rate_bps as i64));
+        queues.push("delay_s", lf(&|l| to_secs(l.delay)));
+        queues.push("arrivals", li(&|l| l.stats.arrivals as i64));
+        queues.push("arrival_bytes", li(&|l| l.stats.arrival_bytes as i64));
+        queues.push("departures", li(&|l| l.stats.departures as i64));
+        queues.push("departure_bytes", li(&|l| l.stats.departure_bytes as i64));
+        for r in DropReason::ALL {
+            queues.push(&format!("drops_{}", r.name()), li(&|l| l.stats.drops[r as usize] as i64));
+        }
+        queues.push("mean_len_pkts", Column::F64(means.iter().map(|m| m.0).collect()));
+        queues.push("mean_len_bytes", Column::F64(means.iter().map(|m| m.1).collect()));
+        queues.push("max_len_pkts", li(&|l| l.stats.max_pkts as i64));
+        queues.push(
+            "utilization",
+            lf(&|l| {
+                let w = now.saturating_sub(l.stats.since);
+                if w > 0 {
+                    (l.stats.busy_ns.min(w)) as f64 / w as f64
+                } else {
+                    0.0
+                }
+            }),
+        );
+        debug_assert_eq!(queues.rows(), nl);
+
+        let mut drops = Table::default();
+        let (mut d_flow, mut d_name, mut d_link, mut d_reason, mut d_dir, mut d_pkts, mut d_bytes) =
+            (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+        for (i, s) in st.iter().enumerate() {
+            for site in &s.drop_sites {
+                d_flow.push(i as i64);
+                d_name.push(slots[i].name.clone());
+                d_link.push(links[site.link as usize].name.clone());
+                d_reason.push(site.reason.name().to_string());
+                d_dir.push(if site.forward { "forward" } else { "reverse" }.to_string());
+                d_pkts.push(site.pkts as i64);
+                d_bytes.push(site.bytes as i64);
+            }
+        }
+        drops.push("flow", Column::I64(d_flow));
+        drops.push("name", Column::Str(d_name));
+        drops.push("link", Column::Str(d_link));
+        drops.push("reason", Column::Str(d_reason));
+        drops.push("direction", Column::Str(d_dir));
+        drops.push("pkts", Column::I64(d_pkts));
+        drops.push("bytes", Column::I64(d_bytes));
+
+        let mut files = Vec::new();
+        let mut warnings = Vec::new();
+        for l in self.core.net.links.iter_mut() {
+            if let Some(cap) = l.capture.as_mut() {
+                match cap.finish() {
+                    Ok(p) => files.push((l.name.clone(), p.display().to_string())),
+                    Err(e) => warnings.push(e),
+                }
+            }
+        }
+        let peak_packets = self.core.pool.capacity_used();
+        let mut series: Vec<(String, Table)> = self.traces.into_iter().map(|t| (t.series.name.clone(), t.series.into_table())).collect();
+        for l in self.core.net.links.iter_mut() {
+            if let Some(log) = l.drop_log.take() {
+                series.push((format!("drops:{}", l.name), log.into_table()));
+            }
+        }
+        for f in self.flows.iter_mut() {
+            for (tname, t) in f.sender.tables().into_iter().chain(f.receiver.tables()) {
+                series.push((format!("flow:{}:{}", f.name, tname), t));
+            }
+        }
+        Results {
+            name: self.name,
+            seed: self.seed,
+            sim_time_s: to_secs(now),
+            warmup_s: to_secs(self.warmup),
+            events: self.core.sched.executed(),
+            wall_s,
+            stop,
+            peak_packets,
+            taken_ahead: self.taken_ahead,
+            params: self.params,
+            flows,
+            queues,
+            drops,
+            series,
+            files,
+            warnings,
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! Loss recovery of the TCP sender: duplicate ACKs (fast retransmit and fast recovery for
+//! Tahoe, Reno, NewReno and SACK, with or without PRR), RFC 6675 transmission during SACK
+//! recovery, and retransmission of the first unacknowledged segment.
+
+use super::sender::TcpSender;
+use super::Recovery;
+use crate::agent::Ctx;
+
+impl TcpSender {
+    /// RFC 6675 transmission during SACK recovery: while `cwnd − pipe ≥ 1 MSS`, or, with
+    /// PRR, while `budget` (bytes) holds a segment.
+    pub(super) fn sack_send(&mut self, ctx: &mut Ctx, mut budget: Option<i64>) {
+        let mss = self.cfg.mss;
+        let dt = self.cfg.dupthresh;
+        loop {
+            match budget {
+                Some(b) if b < mss as i64 => break,
+                Some(_) => {}
+                None => {
+                    let cwnd = ((self.cc.cwnd() as u64).max(1) * self.mss()).min(self.rwnd);
+                    let pipe = self.sb.pipe(self.snd_una, self.snd_max, self.high_rxt, mss, dt);
+                    if cwnd < pipe + self.mss() {
+                        break;
+                    }
+                }
+            }
+            if !self.pace_ok(ctx) {
+                break;
+            }
+            // Rule 1: the first lost hole not yet retransmitted.
+            let lost_below = self.sb.lost_boundary(mss, dt);
+            let s = self.sb.next_unsacked(self.high_rxt.max(self.snd_una));
+            if s < lost_below && s < self.snd_max {
+                let len = self.mss().min(self.sb.next_block_start(s) - s).min(self.snd_max - s) as u32;
+                self.send_segment(ctx, s, len);
+                self.high_rxt = s + len as u64;
+                self.paced(ctx, len);
+                if let Some(b) = budget.as_mut() {
+                    *b -= len as i64;
+                }
+                continue;
+            }
+            // Rule 2: new data.
+            let limit = self.app_limit.min(self.snd_una + self.rwnd);
+            if self.snd_max < limit {
+                let len = self.mss().min(limit - self.snd_max) as u32;
+                let seq = self.snd_max;
+                self.send_segment(ctx, seq, len);
+                self.snd_nxt = self.snd_max;
+                self.paced(ctx, len);
+                if let Some(b) = budget.as_mut() {
+                    *b -= len as i64;
+                }
+                continue;
+            }
+            break;
+        }
+    }
+
+    pub(super) fn retransmit_una(&mut self, ctx: &mut Ctx) {
+        let len = self.mss().min(self.snd_max - self.snd_una).min(self.sb.next_block_start(self.snd_una) - self.snd_una);
+        if len > 0 {
+            let seq = self.snd_una;
+            self.send_segment(ctx, seq, len as u32);
+            if self.high_rxt < seq + len {
+                self.high_rxt = seq + len;
+            }
+        }
+    }
+
+    pub(super) fn on_dupack(&mut self, ctx: &mut Ctx) {
+        self.dupacks += 1;
+        if self.cfg.prr && self.cfg.recovery != Recovery::Sack {
+            // One more segment above the cumulative ACK has arrived (at most all but one of
+            // those outstanding).
+            let outstanding = self.inflight().div_ceil(self.mss());
+            self.reno_sacked = (self.reno_sacked + 1).min(outstanding.saturating_sub(1));
+        }
+        if self.in_recovery && self.cfg.prr {
+            // RFC 9937: without SACK a duplicate ACK delivers one segment (until the whole
+            // RecoverFS is accounted for); with SACK, what its blocks newly cover.
+            let delivered = match self.cfg.recovery {
+                Recovery::Sack => self.sack_delta().max(0) as u64,
+                _ if self.prr.delivered < self.prr.recover_fs => self.mss(),
+                _ => 0,
+            };
+            if delivered > 0 && self.cfg.recovery != Recovery::Tahoe {
+                let snd = self.prr_sndcnt(delivered, false);
+                if self.cfg.recovery == Recovery::Sack {
+                    self.sack_send(ctx, Some(snd));
+                } else {
+                    self.prr_send(ctx, snd);
+                }
+            }
+            return;
+        }
+        if self.in_recovery {
+            match self.cfg.recovery {
+                Recovery::Reno | Recovery::NewReno => {
+                    self.dupwnd += 1.0;
+                    self.send_much(ctx);
+                }
+                Recovery::Sack => self.sack_send(ctx, None),
+                Recovery::Tahoe => {}
+            }
+            return;
+        }
+        let lost_una = self.cfg.recovery == Recovery::Sack && self.sb.lost_boundary(self.cfg.mss, self.cfg.dupthresh) > self.snd_una;
+        if self.dupacks != self.cfg.dupthresh && !(lost_una && self.dupacks < self.cfg.dupthresh) {
+            return;
+        }
+        // ns-2 bugFix_ / RFC 6582: no new fast retransmit for losses of a window already
+        // recovered from: the ACK must cover data sent after `recover` was set (ns-2:
+        // `highest_ack_ > recover_`). Duplicate ACKs for exactly `recover` are what a
+        // go-back-N after a timeout provokes when it resends data the receiver already
+        // holds (RFC 6582, section 4). `recover` is 0 until the first loss episode.
+        if self.snd_una < self.recover || (self.snd_una == self.recover && self.recover > 0) {
+            return;
+        }
+        self.fast_retransmits += 1;
+        self.episodes += 1;
+        self.episode_since = Some(ctx.now);
+        let info = self.loss_info(ctx.now);
+        self.cc.on_congestion(&info);
+        self.recover = self.snd_max;
+        self.timed = None;
+        match self.cfg.recovery {
+            Recovery::Tahoe => {
+                self.cc.set_cwnd(1.0);
+                self.snd_nxt = self.snd_una;
+                self.arm_rto(ctx);
+                self.send_much(ctx);
+            }
+            Recovery::Reno | Recovery::NewReno if self.cfg.prr => {
+                self.in_recovery = true;
+                self.first_partial = true;
+                self.dupwnd = 0.0;
+                self.prr_begin();
+                let snd = self.prr_sndcnt(self.mss(), false);
+                self.retransmit_una(ctx);
+                self.arm_rto(ctx);
+                let left = snd - self.prr.out as i64;
+                self.prr_send(ctx, left);
+            }
+            Recovery::Reno | Recovery::NewReno => {
+                self.in_recovery = true;
+                self.first_partial = true;
+                self.dupwnd = self.cfg.dupthresh as f64;
+                self.retransmit_una(ctx);
+                self.arm_rto(ctx);
+                self.send_much(ctx);
+            }
+            Recovery::Sack if self.cfg.prr => {
+                self.in_recovery = true;
+                self.high_rxt = self.snd_una;
+                self.prr_begin();
+                let snd = self.prr_sndcnt(self.sack_delta().max(0) as u64, false);
+                self.retransmit_una(ctx);
+                self.arm_rto(ctx);
+                let left = snd - self.prr.out as i64;
+                self.sack_send(ctx, Some(left));
+            }
+            Recovery::Sack => {
+                self.in_recovery = true;
+                self.high_rxt = self.snd_una;
+                self.retransmit_una(ctx);
+                self.arm_rto(ctx);
+                self.sack_send(ctx, None);
+            }
+        }
+    }
+}
