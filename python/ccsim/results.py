@@ -21,6 +21,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 
+#: The result tables every run has (one parquet file each).
+TABLES = ("flows", "queues", "drops", "elements")
+
+
 def _arrow(cols: list) -> pa.Table:
     arrays, names = [], []
     for name, kind, data in cols:
@@ -86,7 +90,7 @@ class Results:
 
     @classmethod
     def from_raw(cls, raw: dict, scenario: dict | None = None) -> "Results":
-        tables = {k: _arrow(raw[k]) for k in ("flows", "queues", "drops")}
+        tables = {k: _arrow(raw[k]) for k in TABLES if k in raw}
         series = {name: _arrow(cols) for name, cols in raw["series"]}
         meta = dict(raw["meta"])
         meta["warnings"] = list(raw.get("warnings", []))
@@ -107,8 +111,13 @@ class Results:
 
     @property
     def drops(self):
-        """Where each flow lost packets: one row per (flow, link direction, reason, direction)."""
+        """Where each flow lost packets: one row per (flow, link direction or element, reason, direction)."""
         return self.tables["drops"].to_pandas()
+
+    @property
+    def elements(self):
+        """One row per node element: arrivals, departures, drops by reason, copies, packets held."""
+        return self.tables["elements"].to_pandas()
 
     @property
     def series_names(self) -> list[str]:
@@ -191,7 +200,7 @@ class Results:
         """Reads a directory written by :meth:`save`."""
         out = Path(out)
         s = json.loads((out / "summary.json").read_text())
-        tables = {k: pq.read_table(out / f"{k}.parquet") for k in ("flows", "queues", "drops")}
+        tables = {k: pq.read_table(out / f"{k}.parquet") for k in TABLES if (out / f"{k}.parquet").exists()}
         series = {name: pq.read_table(out / rel) for name, rel in s.get("series", {}).items()}
         scen = json.loads((out / "scenario.json").read_text()) if (out / "scenario.json").exists() else None
         files = {link: str(out / rel) for link, rel in s.get("pcap", {}).items()}

@@ -18,12 +18,27 @@ pub const TIMER_START: u16 = 0xFF00;
 /// Engine timer: the flow's stop time.
 pub const TIMER_STOP: u16 = 0xFF01;
 
-/// The shared mutable state of a simulation, minus the agents.
+/// The shared mutable state of a simulation, minus the agents and elements.
 pub struct Core {
     pub sched: Scheduler,
     pub net: Network,
     pub pool: PacketPool,
     pub flows: Vec<FlowStats>,
+    /// Per node: whether node elements are placed there (its packets go through them).
+    pub elem_node: Vec<bool>,
+    /// Packets waiting to go through a node's elements, in order (see [`Work`]).
+    pub work: std::collections::VecDeque<Work>,
+}
+
+/// A packet on its way through a node's elements: at `node`, next to element `stage` of
+/// the node's chain (past the last: routing or delivery), having arrived on link
+/// direction `from` ([`crate::element::LOCAL`]: sent at the node).
+#[derive(Clone, Copy, Debug)]
+pub struct Work {
+    pub id: crate::packet::PktId,
+    pub node: u32,
+    pub stage: u16,
+    pub from: u32,
 }
 
 impl Core {
@@ -37,12 +52,26 @@ impl Core {
     /// As [`Core::forward`], at time `at`: later than now only for an agent taking a
     /// packet ahead of the clock, whose outgoing link is then event-free (see
     /// [`Agent::next_wakeup`]).
-    #[inline]
+    #[inline(always)]
     pub fn forward_at(&mut self, node: u32, id: crate::packet::PktId, at: Time) {
+        if self.elem_node[node as usize] {
+            return self.into_elements(node, id, at);
+        }
         let dst = self.pool.get(id).dst;
         let ld = self.net.route(node, dst);
         debug_assert!(ld != crate::net::NO_ROUTE, "no route (validated at build time)");
         self.net.enqueue_at(ld, at, id, &mut self.sched, &mut self.pool, &mut self.flows);
+    }
+}
+
+impl Core {
+    /// A packet sent at a node with elements goes through them first, right after the
+    /// sender's call (never ahead of the clock: such a node takes no packet early).
+    #[cold]
+    #[inline(never)]
+    fn into_elements(&mut self, node: u32, id: crate::packet::PktId, at: Time) {
+        debug_assert_eq!(at, self.sched.now());
+        self.work.push_back(Work { id, node, stage: 0, from: u32::MAX });
     }
 }
 

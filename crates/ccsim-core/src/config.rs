@@ -201,6 +201,25 @@ impl<'v> Obj<'v> {
         Some(x as u32)
     }
 
+    /// An amount of bytes (a buffer, a bucket, a transfer): a whole number >= 1 or a size
+    /// string such as `'64KB'`, at most 2^53.
+    pub fn bytes(&mut self, key: &'static str, errs: &mut Errors) -> Option<u64> {
+        let x = self.quantity(key, errs, units::parse_size, "size", SIZE_UNITS, "64KB")??;
+        if !(1.0..=9_007_199_254_740_992.0).contains(&x) || x.fract() != 0.0 {
+            errs.add(self.at(key), format!("expected a whole number of bytes from 1 to 2^53, got {x}"));
+            return None;
+        }
+        Some(x as u64)
+    }
+
+    pub fn req_bytes(&mut self, key: &'static str, errs: &mut Errors) -> Option<u64> {
+        if !self.has(key) {
+            self.required(key, "a size such as '64KB'", errs);
+            return None;
+        }
+        self.bytes(key, errs)
+    }
+
     /// A float in `[lo, hi]`.
     pub fn float(&mut self, key: &'static str, lo: f64, hi: f64, errs: &mut Errors) -> Option<f64> {
         let v = self.get(key)?;

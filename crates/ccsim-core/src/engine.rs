@@ -30,6 +30,8 @@ pub enum Event {
     /// A timer of one endpoint of `flow`. `kind` and `token` are the agent's own; an agent
     /// ignores a token it no longer expects (cancellation without heap removal).
     Timer { flow: u32, side: Side, kind: u16, token: u32 },
+    /// A timer of node element `elem` (its `kind` and `token`, as agents' timers).
+    ElemTimer { elem: u32, kind: u16, token: u32 },
     /// Sample trace `trace`.
     Sample { trace: u32 },
     /// End of the warm-up period: measurement counters restart.

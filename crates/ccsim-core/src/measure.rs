@@ -100,6 +100,13 @@ impl QueueStats {
         self.area_bytes -= o.area_bytes;
     }
 
+    /// A packet of `size` bytes taken out of the queue (holding `len_pkts` / `len_bytes`
+    /// before) by a node element, at `now`.
+    pub fn on_remove(&mut self, now: Time, len_pkts: usize, len_bytes: u64, reason: DropReason, size: u32) {
+        self.advance(now, len_pkts, len_bytes);
+        self.on_drop(reason, size);
+    }
+
     #[inline]
     pub fn on_drop(&mut self, reason: DropReason, size: u32) {
         self.drops[reason as usize] += 1;

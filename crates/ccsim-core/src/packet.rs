@@ -52,8 +52,10 @@ pub struct Packet {
     pub kind: Kind,
     /// Transport flags (SYN/FIN/ECE/CWR/...), protocol-defined bits.
     pub flags: u8,
-    /// DiffServ marking / drop precedence (0 = IN / green / best effort).
-    pub mark: u8,
+    /// DiffServ code point, 0-63: the packet's class (0 = best effort; the AF classes and
+    /// their drop precedences as RFC 2597: AF11 = 10, AF12 = 12, AF13 = 14, ..., AF43 = 38;
+    /// EF = 46).
+    pub dscp: u8,
     /// Number of valid entries in `sack`.
     pub nsack: u8,
     /// Sequence number (byte or packet, protocol-defined).

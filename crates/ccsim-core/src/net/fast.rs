@@ -17,11 +17,13 @@ impl Network {
     /// enabled where a lazy direction is the only feeder of the next one. `endpoints` are
     /// the flows' (source, sink) nodes: packets travel only between a flow's two ends,
     /// both ways, along the routes.
-    pub fn enable_fast_paths(&mut self, endpoints: &[(u32, u32)], traced: &[u32]) {
+    pub fn enable_fast_paths(&mut self, endpoints: &[(u32, u32)], traced: &[u32], elem_node: &[bool]) {
         for (i, l) in self.links.iter_mut().enumerate() {
             let loss_traced = l.loss.is_some() && traced.contains(&(i as u32));
             let logged = l.capture.is_some() || l.drop_log.is_some();
-            if let (Some(limit), false) = (l.queue.fifo_limit(), loss_traced || logged) {
+            // Elements read and change the queues of their node's links: real queues.
+            let at_elements = elem_node[l.from as usize];
+            if let (Some(limit), false) = (l.queue.fifo_limit(), loss_traced || logged || at_elements) {
                 debug_assert_eq!(l.queue.len_pkts(), 0);
                 l.lazy = Some(LazyFifo::new(limit));
             }

@@ -90,6 +90,9 @@ pub struct Network {
     /// forget crossings that end by then, or by the offer being decided if earlier.
     read_horizon: Time,
     dropped: Dropped,
+    removed: Vec<PktId>,
+    /// Per node, its outgoing link directions.
+    out_links: Vec<Vec<u32>>,
 }
 
 impl Network {
@@ -112,11 +115,14 @@ impl Network {
             early: Vec::new(),
             read_horizon: 0,
             dropped: Vec::with_capacity(16),
+            removed: Vec::new(),
+            out_links: vec![Vec::new(); n],
         };
         net.compute_routes();
         let mut out_degree = vec![0u32; net.nodes.len()];
         net.sole_link = vec![NO_ROUTE; net.nodes.len()];
         for (i, l) in net.links.iter().enumerate() {
+            net.out_links[l.from as usize].push(i as u32);
             out_degree[l.from as usize] += 1;
             net.sole_link[l.from as usize] = i as u32;
         }
@@ -126,6 +132,57 @@ impl Network {
             }
         }
         net
+    }
+
+    /// [`Network::enqueue_at`] now, for packets leaving node elements: kept out of line so
+    /// that the hot paths without elements stay as the compiler inlined them before.
+    #[inline(never)]
+    pub fn enqueue_now(&mut self, ld: u32, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+        let now = sched.now();
+        self.enqueue_at(ld, now, id, sched, pool, flows)
+    }
+
+    /// Takes the packets for which `pred` holds out of event-driven direction `ld`'s queue
+    /// at `now` (by a node element), accounting each as a drop for `reason` on `ld` (queue
+    /// statistics, the flow's drop sites, the drop log) and freeing it. Returns how many
+    /// were removed, or `None` if the direction's discipline cannot remove packets or the
+    /// direction runs event-free.
+    pub fn remove_where(
+        &mut self,
+        ld: u32,
+        now: Time,
+        pred: &mut dyn FnMut(&crate::packet::Packet) -> bool,
+        reason: DropReason,
+        pool: &mut PacketPool,
+        flows: &mut [FlowStats],
+    ) -> Option<usize> {
+        let link = &mut self.links[ld as usize];
+        if link.lazy.is_some() {
+            return None;
+        }
+        let mut removed = std::mem::take(&mut self.removed);
+        removed.clear();
+        let ok = link.queue.remove_where(pool, pred, &mut removed);
+        for &id in &removed {
+            let p = pool.get(id);
+            link.stats.on_remove(now, link.qlen, link.qbytes, reason, p.size);
+            link.qlen -= 1;
+            link.qbytes -= p.size as u64;
+            if let Some(log) = link.drop_log.as_mut() {
+                log.push(now, p, reason);
+            }
+            flows[p.flow as usize].on_drop(ld, reason, p);
+            pool.free(id);
+        }
+        debug_assert_eq!((link.qlen, link.qbytes), (link.queue.len_pkts(), link.queue.len_bytes()));
+        let n = removed.len();
+        self.removed = removed;
+        ok.then_some(n)
+    }
+
+    /// The outgoing link directions of `node`, in index order.
+    pub fn out_links(&self, node: u32) -> &[u32] {
+        &self.out_links[node as usize]
     }
 
     /// Direction `ld`'s statistics and queue length (packets, bytes) as of `now`.
@@ -169,7 +226,7 @@ impl Network {
     /// Offers packet `id` to link direction `ld`'s queue at time `at`; starts
     /// transmission if idle. `at` is later than now only on a lazy direction (a packet
     /// sent by an agent ahead of the clock).
-    #[inline]
+    #[inline(always)]
     pub fn enqueue_at(&mut self, ld: u32, at: Time, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
         if self.links[ld as usize].lazy.is_some() {
             return self.enqueue_lazy(ld, at, id, sched, pool, flows);

@@ -12,7 +12,7 @@ pub mod droptail;
 pub mod red;
 
 use crate::config::{Errors, Obj};
-use crate::packet::{PacketPool, PktId};
+use crate::packet::{Packet, PacketPool, PktId};
 use crate::rng::SimRng;
 use crate::units::Time;
 use serde_json::Value;
@@ -36,11 +36,27 @@ pub enum DropReason {
     Loss = 3,
     /// Dropped from the front of the queue to admit an arrival.
     Front = 4,
+    /// Out of profile: dropped by a policer (a node element).
+    Policed = 5,
+    /// A node element's own buffer was full (a shaper's queue, a marker's data buffer).
+    Buffer = 6,
+    /// Taken out of a queue by a node element's discard rule (e.g. selective packet
+    /// discard across a switch's output queues).
+    Selective = 7,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 5] = [DropReason::Overflow, DropReason::Early, DropReason::Forced, DropReason::Loss, DropReason::Front];
-    pub const COUNT: usize = 5;
+    pub const ALL: [DropReason; 8] = [
+        DropReason::Overflow,
+        DropReason::Early,
+        DropReason::Forced,
+        DropReason::Loss,
+        DropReason::Front,
+        DropReason::Policed,
+        DropReason::Buffer,
+        DropReason::Selective,
+    ];
+    pub const COUNT: usize = 8;
 
     pub fn name(self) -> &'static str {
         match self {
@@ -49,6 +65,9 @@ impl DropReason {
             DropReason::Forced => "forced",
             DropReason::Loss => "loss",
             DropReason::Front => "front",
+            DropReason::Policed => "policed",
+            DropReason::Buffer => "buffer",
+            DropReason::Selective => "selective",
         }
     }
 }
@@ -80,6 +99,15 @@ pub trait Queue: Send {
     fn fifo_limit(&self) -> Option<Limit> {
         None
     }
+    /// Takes every queued packet for which `pred` holds out of the queue (visited in queue
+    /// order; the packet in transmission is no longer queued), appending their ids to
+    /// `removed`. Returns false if this discipline cannot remove packets (the default).
+    /// Used by node elements (e.g. selective discard); the link does the accounting.
+    fn remove_where(&mut self, _pool: &PacketPool, _pred: &mut dyn FnMut(&Packet) -> bool, _removed: &mut Vec<PktId>) -> bool {
+        false
+    }
+    /// Calls `f` with every queued packet, in queue order.
+    fn visit(&self, _f: &mut dyn FnMut(PktId)) {}
     /// Names of extra state exposed to traces (e.g. RED's average).
     fn probe_names(&self) -> &'static [&'static str] {
         &[]
@@ -149,6 +177,24 @@ impl Fifo {
     #[inline]
     pub fn bytes(&self) -> u64 {
         self.bytes
+    }
+    /// Removes the packets for which `pred` holds (in queue order), appending them to `removed`.
+    pub fn remove_where(&mut self, pool: &PacketPool, pred: &mut dyn FnMut(&Packet) -> bool, removed: &mut Vec<PktId>) {
+        let before = removed.len();
+        self.q.retain(|&id| {
+            let take = pred(pool.get(id));
+            if take {
+                removed.push(id);
+            }
+            !take
+        });
+        for &id in &removed[before..] {
+            self.bytes -= pool.get(id).size as u64;
+        }
+    }
+    /// The queued ids in order.
+    pub fn iter(&self) -> impl Iterator<Item = PktId> + '_ {
+        self.q.iter().copied()
     }
 }
 

@@ -176,6 +176,13 @@ impl Queue for Red {
         id
     }
 
+    fn remove_where(&mut self, pool: &PacketPool, pred: &mut dyn FnMut(&crate::packet::Packet) -> bool, removed: &mut Vec<PktId>) -> bool {
+        self.fifo.remove_where(pool, pred, removed);
+        true
+    }
+    fn visit(&self, f: &mut dyn FnMut(PktId)) {
+        self.fifo.iter().for_each(f);
+    }
     fn len_pkts(&self) -> usize {
         self.fifo.len()
     }

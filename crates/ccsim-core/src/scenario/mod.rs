@@ -8,14 +8,16 @@
 //! module only assembles them, one function per section.
 //!
 //! Top level: `name`, `description`, `[simulation]`, `nodes`, `[[links]]`, `[dumbbell]`,
-//! `[[flows]]`, `[[traces]]`. See `docs/scenario.md` for the full reference.
+//! `[[flows]]`, `[[elements]]`, `[[traces]]`. See `docs/scenario.md` for the full reference.
 
+mod elements;
 mod flows;
 mod topology;
 mod traces;
 
 use crate::agent::FlowConfig;
 pub use crate::config::{Errors, Obj, ScenarioError};
+use crate::element::ElementConfig;
 use crate::loss::LossConfig;
 use crate::queue::QueueConfig;
 use crate::units::Time;
@@ -34,6 +36,7 @@ pub struct Spec {
     pub nodes: Vec<String>,
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
+    pub elements: Vec<ElementSpec>,
     pub traces: Vec<TraceSpec>,
     pub pcaps: Vec<PcapSpec>,
     /// Link directions whose drops are logged one by one (`kind = "drops"` traces).
@@ -69,11 +72,38 @@ pub struct FlowSpec {
     pub app: Arc<dyn FlowConfig>,
 }
 
+/// A node element placed on a node.
+pub struct ElementSpec {
+    pub name: String,
+    pub node: u32,
+    pub filter: Filter,
+    pub config: Arc<dyn ElementConfig>,
+}
+
+/// Which packets an element is handed (the others go past it): each present list must
+/// contain the packet's incoming link direction ([`crate::element::LOCAL`] for packets
+/// sent at the node), outgoing link direction, or flow. Lists are sorted.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    pub from: Option<Vec<u32>>,
+    pub to: Option<Vec<u32>>,
+    pub flows: Option<Vec<u32>>,
+}
+
+impl Filter {
+    /// Whether the filter lets every packet through (no list given).
+    pub fn is_open(&self) -> bool {
+        self.from.is_none() && self.to.is_none() && self.flows.is_none()
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TraceTarget {
     /// Link direction index (2·link + 0 for a->b, + 1 for b->a).
     Queue(u32),
     Flow(u32),
+    /// A node element's counters and probes.
+    Element(u32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -119,7 +149,12 @@ impl Spec {
             seen.push(key);
             flows.push(serde_json::json!({ "first": f.name, "kind": f.app.kind(), "params": f.app.params() }));
         }
-        serde_json::json!({ "links": links, "flows": flows })
+        let elements: Vec<Value> = self
+            .elements
+            .iter()
+            .map(|e| serde_json::json!({ "name": e.name, "node": self.nodes[e.node as usize], "kind": e.config.kind(), "params": e.config.params() }))
+            .collect();
+        serde_json::json!({ "links": links, "flows": flows, "elements": elements })
     }
 }
 
@@ -222,7 +257,8 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     // Reference errors are reported against a complete topology only.
     let mut refs = Errors::default();
     let flows = flows::parse(&mut top, &topo, errs, &mut refs);
-    let tr = traces::parse(&mut top, &topo, &flows, errs, &mut refs);
+    let elements = elements::parse(&mut top, &topo, &flows, errs, &mut refs);
+    let tr = traces::parse(&mut top, &topo, &flows, &elements, errs, &mut refs);
     if topology_ok {
         errs.0.extend(refs.0);
     }
@@ -236,6 +272,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
         nodes: topo.nodes.names,
         links: topo.links,
         flows: flows.flows,
+        elements: elements.elements,
         traces: tr.traces,
         pcaps: tr.pcaps,
         drop_logs: tr.drop_logs,

@@ -1,5 +1,6 @@
-//! `[[traces]]`: sampled queue and flow series, pcap captures and drop logs.
+//! `[[traces]]`: sampled queue, flow and element series, pcap captures and drop logs.
 
+use super::elements::Elements;
 use super::flows::Flows;
 use super::topology::Topology;
 use super::{PcapSpec, TraceSpec, TraceTarget};
@@ -16,8 +17,9 @@ pub(crate) struct Traces {
 
 const NO_LINK: &str = "give a link name or 'from->to' node names of a link";
 
-/// `[[traces]]`: `kind` = queue | flow | pcap | drops, with `link`, `flow`, `interval`, `file`.
-pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, errs: &mut Errors, refs: &mut Errors) -> Traces {
+/// `[[traces]]`: `kind` = queue | flow | element | pcap | drops, with `link`, `flow`,
+/// `element`, `interval`, `file`.
+pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, elements: &Elements, errs: &mut Errors, refs: &mut Errors) -> Traces {
     let mut out = Traces::default();
     let Some(tv) = top.get("traces") else { return out };
     let Value::Array(items) = tv else {
@@ -27,7 +29,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, errs: &mut Er
     for (i, item) in items.iter().enumerate() {
         let path = format!("traces[{i}]");
         let Some(mut o) = Obj::new(item, &path, errs) else { continue };
-        let kind = o.choice("kind", &["queue", "flow", "pcap", "drops"], None, errs);
+        let kind = o.choice("kind", &["queue", "flow", "element", "pcap", "drops"], None, errs);
         let interval =
             if matches!(kind, Some("pcap") | Some("drops")) { 1 } else { o.time("interval", errs).unwrap_or(crate::units::secs(0.1)) };
         if interval == 0 {
@@ -83,6 +85,19 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, errs: &mut Er
                         match flows.names.get(f) {
                             Some(&fi) => out.traces.push(TraceSpec { target: TraceTarget::Flow(fi), interval }),
                             None => errs.add(o.at("flow"), format!("no flow named '{f}' (or use '*' for every flow)")),
+                        }
+                    }
+                }
+            }
+            Some("element") => {
+                if let Some(e) = o.req_string("element", errs) {
+                    if e == "*" {
+                        out.traces
+                            .extend((0..elements.elements.len() as u32).map(|ei| TraceSpec { target: TraceTarget::Element(ei), interval }));
+                    } else {
+                        match elements.names.get(e) {
+                            Some(&ei) => out.traces.push(TraceSpec { target: TraceTarget::Element(ei), interval }),
+                            None => refs.add(o.at("element"), format!("no element named '{e}' (or use '*' for every element)")),
                         }
                     }
                 }

@@ -19,6 +19,9 @@ impl Simulation {
             match t.target {
                 TraceTarget::Flow(_) => h = h.min(t.next),
                 TraceTarget::Queue(_) => q = q.min(t.next),
+                // Elements sit at nodes that never take packets ahead of the clock, and
+                // their links run event-driven.
+                TraceTarget::Element(_) => {}
             }
         }
         self.horizon = h;

@@ -2,6 +2,7 @@
 //! models, the fast paths, flows and their start and stop timers, traces, and the hosts
 //! that may take packets ahead of the clock.
 
+use super::elements::ElemSlot;
 use super::{FlowSlot, SimOptions, Simulation, TraceState};
 use crate::agent::{Core, TIMER_START, TIMER_STOP};
 use crate::engine::{Event, Scheduler, Side};
@@ -41,11 +42,34 @@ impl Simulation {
             links[p.link_dir as usize].capture = Some(Box::new(w));
         }
         let mut net = Network::new(nodes, links);
+        // Node elements, chained per node in declaration order.
+        let nn = net.nodes.len();
+        let mut chains: Vec<Vec<u32>> = vec![Vec::new(); nn];
+        let mut elements = Vec::with_capacity(spec.elements.len());
+        for (i, e) in spec.elements.iter().enumerate() {
+            let stage = chains[e.node as usize].len() as u16;
+            chains[e.node as usize].push(i as u32);
+            elements.push(ElemSlot {
+                name: e.name.clone(),
+                kind: e.config.kind(),
+                node: e.node,
+                stage,
+                filter: e.filter.clone(),
+                elem: e.config.build(stream(seed, &format!("element:{}", e.name))),
+                stats: Default::default(),
+            });
+        }
+        let elem_node: Vec<bool> = chains.iter().map(|c| !c.is_empty()).collect();
         if !opts.per_hop_events {
-            let ends: Vec<(u32, u32)> = spec.flows.iter().map(|f| (f.src, f.dst)).collect();
+            let mut ends: Vec<(u32, u32)> = spec.flows.iter().map(|f| (f.src, f.dst)).collect();
+            // Elements may originate packets towards any flow end: their paths count too.
+            let flow_ends: Vec<u32> = ends.iter().flat_map(|&(a, b)| [a, b]).collect();
+            for (v, _) in elem_node.iter().enumerate().filter(|(_, e)| **e) {
+                ends.extend(flow_ends.iter().filter(|&&x| x != v as u32).map(|&x| (v as u32, x)));
+            }
             let traced: Vec<u32> =
                 spec.traces.iter().filter_map(|t| if let TraceTarget::Queue(ld) = t.target { Some(ld) } else { None }).collect();
-            net.enable_fast_paths(&ends, &traced);
+            net.enable_fast_paths(&ends, &traced, &elem_node);
         }
         let mut sched = Scheduler::new();
         let mut flows = Vec::with_capacity(spec.flows.len());
@@ -79,6 +103,13 @@ impl Simulation {
                         c.push("loss_state".into());
                     }
                     (format!("queue:{}", l.name), c)
+                }
+                TraceTarget::Element(ei) => {
+                    let e: &ElemSlot = &elements[ei as usize];
+                    let mut c: Vec<String> =
+                        ["time", "arrivals", "departures", "drops", "held_pkts", "held_bytes"].iter().map(|s| s.to_string()).collect();
+                    c.extend(e.elem.probe_names().iter().map(|s| s.to_string()));
+                    (format!("element:{}", e.name), c)
                 }
                 TraceTarget::Flow(fi) => {
                     let f = &flows[fi as usize];
@@ -126,7 +157,14 @@ impl Simulation {
         }
         let nflows = flows.len();
         let mut sim = Simulation {
-            core: Core { sched, net, pool: PacketPool::new(), flows: vec![FlowStats::default(); nflows] },
+            core: Core {
+                sched,
+                net,
+                pool: PacketPool::new(),
+                flows: vec![FlowStats::default(); nflows],
+                elem_node,
+                work: Default::default(),
+            },
             flows,
             traces,
             name: spec.name,
@@ -140,6 +178,8 @@ impl Simulation {
             warmup_pending: spec.warmup > 0,
             taken_ahead: 0,
             params,
+            elements,
+            chains,
         };
         sim.set_horizon();
         Ok(sim)

@@ -3,6 +3,7 @@
 
 mod ahead;
 mod build;
+mod elements;
 mod results;
 
 pub use results::{Results, StopReason};
@@ -70,6 +71,9 @@ pub struct Simulation {
     taken_ahead: u64,
     /// See [`Results::params`].
     params: String,
+    /// Node elements, and per node the indices of its elements in order.
+    elements: Vec<elements::ElemSlot>,
+    chains: Vec<Vec<u32>>,
 }
 
 impl Simulation {
@@ -111,8 +115,12 @@ impl Simulation {
         f(agent.as_mut(), &mut ctx);
     }
 
+    /// Packet `id` arrives at `node` over link direction `from`.
     #[inline]
-    fn arrive(&mut self, node: u32, id: crate::packet::PktId) {
+    fn arrive(&mut self, node: u32, id: crate::packet::PktId, from: u32) {
+        if self.core.elem_node[node as usize] {
+            return self.arrive_at_elements(node, id, from);
+        }
         if self.core.pool.get(id).dst != node {
             self.core.forward(node, id);
             return;
@@ -154,6 +162,16 @@ impl Simulation {
                     t.row.push(m.state());
                 }
             }
+            TraceTarget::Element(ei) => {
+                let e = &self.elements[ei as usize];
+                let (hp, hb) = e.elem.held();
+                t.row.push(e.stats.arrivals as f64);
+                t.row.push(e.stats.departures as f64);
+                t.row.push(e.stats.drops.iter().sum::<u64>() as f64);
+                t.row.push(hp as f64);
+                t.row.push(hb as f64);
+                e.elem.probe(now, &mut t.row);
+            }
             TraceTarget::Flow(fi) => {
                 let s = &self.core.flows[fi as usize];
                 t.row.push(s.sent_bytes as f64);
@@ -182,6 +200,9 @@ impl Simulation {
         for s in &mut self.core.flows {
             s.reset(now);
         }
+        for e in &mut self.elements {
+            e.stats.reset(e.elem.held().0);
+        }
         self.core.net.warmup(now, &mut self.core.flows, WarmupStep::RestoreDrops);
         self.warmup_pending = false;
         self.set_horizon();
@@ -209,7 +230,7 @@ impl Simulation {
                 Event::TxEnd { link } => self.core.net.tx_end(link, &mut self.core.sched, &mut self.core.pool, &mut self.core.flows),
                 Event::LinkArrive { link } => {
                     if let Some((node, pkt)) = self.core.net.link_arrive(link, &mut self.core.sched) {
-                        self.arrive(node, pkt)
+                        self.arrive(node, pkt, link)
                     }
                 }
                 Event::NodeArrive { node } => {
@@ -220,8 +241,13 @@ impl Simulation {
                     TIMER_STOP => self.agent_call(flow, side, |a, ctx| a.stop(ctx)),
                     _ => self.agent_call(flow, side, |a, ctx| a.on_timer(ctx, kind, token)),
                 },
+                Event::ElemTimer { elem, kind, token } => self.element_timer(elem, kind, token),
                 Event::Sample { trace } => self.sample(trace),
                 Event::WarmupEnd => self.end_warmup(),
+            }
+            if !self.core.work.is_empty() {
+                // Packets sent at a node with elements go through them now.
+                self.run_work();
             }
             if let Some(r) = self.check_stop(max_events, should_stop) {
                 return r;

@@ -46,6 +46,9 @@ pub struct Results {
     pub flows: Table,
     pub queues: Table,
     pub drops: Table,
+    /// One row per node element: arrivals, departures, drops by reason, copies, most held,
+    /// and the kind's own columns.
+    pub elements: Table,
     pub series: Vec<(String, Table)>,
     /// Files written (pcap captures): (link direction, path).
     pub files: Vec<(String, String)>,
@@ -177,7 +180,10 @@ impl Simulation {
             for site in &s.drop_sites {
                 d_flow.push(i as i64);
                 d_name.push(slots[i].name.clone());
-                d_link.push(links[site.link as usize].name.clone());
+                d_link.push(match links.get(site.link as usize) {
+                    Some(l) => l.name.clone(),
+                    None => format!("element:{}", self.elements[site.link as usize - links.len()].name),
+                });
                 d_reason.push(site.reason.name().to_string());
                 d_dir.push(if site.forward { "forward" } else { "reverse" }.to_string());
                 d_pkts.push(site.pkts as i64);
@@ -191,6 +197,8 @@ impl Simulation {
         drops.push("direction", Column::Str(d_dir));
         drops.push("pkts", Column::I64(d_pkts));
         drops.push("bytes", Column::I64(d_bytes));
+
+        let elements = self.element_table();
 
         let mut files = Vec::new();
         let mut warnings = Vec::new();
@@ -214,6 +222,11 @@ impl Simulation {
                 series.push((format!("flow:{}:{}", f.name, tname), t));
             }
         }
+        for e in self.elements.iter_mut() {
+            for (tname, t) in e.elem.tables() {
+                series.push((format!("element:{}:{}", e.name, tname), t));
+            }
+        }
         Results {
             name: self.name,
             seed: self.seed,
@@ -228,9 +241,52 @@ impl Simulation {
             flows,
             queues,
             drops,
+            elements,
             series,
             files,
             warnings,
         }
+    }
+}
+
+impl Simulation {
+    /// The elements table (see [`Results::elements`]).
+    fn element_table(&self) -> Table {
+        let els = &self.elements;
+        let nodes = &self.core.net.nodes;
+        let mut t = Table::default();
+        let i64col = |f: &dyn Fn(&super::elements::ElemSlot) -> i64| Column::I64(els.iter().map(f).collect());
+        t.push("element", Column::Str(els.iter().map(|e| e.name.clone()).collect()));
+        t.push("kind", Column::Str(els.iter().map(|e| e.kind.to_string()).collect()));
+        t.push("node", Column::Str(els.iter().map(|e| nodes[e.node as usize].name.clone()).collect()));
+        t.push("arrivals", i64col(&|e| e.stats.arrivals as i64));
+        t.push("arrival_bytes", i64col(&|e| e.stats.arrival_bytes as i64));
+        t.push("departures", i64col(&|e| e.stats.departures as i64));
+        t.push("departure_bytes", i64col(&|e| e.stats.departure_bytes as i64));
+        for r in DropReason::ALL {
+            t.push(&format!("drops_{}", r.name()), i64col(&|e| e.stats.drops[r as usize] as i64));
+        }
+        t.push("copies", i64col(&|e| e.stats.copies as i64));
+        t.push("created", i64col(&|e| e.stats.created as i64));
+        t.push("consumed", i64col(&|e| e.stats.consumed as i64));
+        t.push("held_pkts", i64col(&|e| e.elem.held().0 as i64));
+        t.push("max_held_pkts", i64col(&|e| e.stats.max_held as i64));
+        // Kind-specific columns: the union over elements, NaN where an element has none.
+        let summaries: Vec<Vec<(&'static str, f64)>> = els.iter().map(|e| e.elem.summary()).collect();
+        let mut extra: Vec<&'static str> = Vec::new();
+        for s in &summaries {
+            for (k, _) in s {
+                if !extra.contains(k) {
+                    extra.push(k);
+                }
+            }
+        }
+        for k in extra {
+            t.push(
+                k,
+                Column::F64(summaries.iter().map(|s| s.iter().find(|(n, _)| *n == k).map(|(_, v)| *v).unwrap_or(f64::NAN)).collect()),
+            );
+        }
+        t
     }
 }

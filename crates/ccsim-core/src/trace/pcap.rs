@@ -89,7 +89,7 @@ impl PcapWriter {
         let (src, dst) = (ip_of(p.src), ip_of(p.dst));
         let ip_start = b.len();
         let total = p.size.min(65535) as u16;
-        b.extend_from_slice(&[0x45, p.mark << 2]);
+        b.extend_from_slice(&[0x45, p.dscp << 2]);
         b.extend_from_slice(&total.to_be_bytes());
         b.extend_from_slice(&((p.uid & 0xffff) as u16).to_be_bytes());
         b.extend_from_slice(&[0x40, 0x00, 64, if tcp { 6 } else { 17 }, 0, 0]);
