@@ -55,7 +55,7 @@ impl Core {
     #[inline(always)]
     pub fn forward_at(&mut self, node: u32, id: crate::packet::PktId, at: Time) {
         if self.elem_node[node as usize] {
-            return self.into_elements(node, id, at);
+            return self.queue_for_elements(node, id, at);
         }
         let dst = self.pool.get(id).dst;
         let ld = self.net.route(node, dst);
@@ -69,7 +69,7 @@ impl Core {
     /// sender's call (never ahead of the clock: such a node takes no packet early).
     #[cold]
     #[inline(never)]
-    fn into_elements(&mut self, node: u32, id: crate::packet::PktId, at: Time) {
+    fn queue_for_elements(&mut self, node: u32, id: crate::packet::PktId, at: Time) {
         debug_assert_eq!(at, self.sched.now());
         self.work.push_back(Work { id, node, stage: 0, from: u32::MAX });
     }
