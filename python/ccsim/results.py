@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 
 
 #: The result tables every run has (one parquet file each).
-TABLES = ("flows", "queues", "drops", "elements")
+TABLES = ("flows", "queues", "drops", "elements", "receivers")
 
 
 def _arrow(cols: list) -> pa.Table:
@@ -113,6 +113,12 @@ class Results:
     def drops(self):
         """Where each flow lost packets: one row per (flow, link direction or element, reason, direction)."""
         return self.tables["drops"].to_pandas()
+
+    @property
+    def receivers(self):
+        """One row per (flow, receiver): delivered packets and bytes, goodput, delay (flows
+        with several receivers, multicast, have one row per receiver)."""
+        return self.tables["receivers"].to_pandas()
 
     @property
     def elements(self):

@@ -28,6 +28,8 @@ pub struct Core {
     pub elem_node: Vec<bool>,
     /// Packets waiting to go through a node's elements, in order (see [`Work`]).
     pub work: std::collections::VecDeque<Work>,
+    /// Per-receiver statistics of flows with several receivers.
+    pub rx: Vec<FlowStats>,
 }
 
 /// A packet on its way through a node's elements: at `node`, next to element `stage` of
@@ -80,12 +82,20 @@ pub struct Ctx<'a> {
     pub now: Time,
     pub flow: u32,
     pub side: Side,
+    /// Which end of the flow: 0 the sender, `1 + i` receiver `i` (flows may have several).
+    pub end: u16,
     /// The node this agent sits on.
     pub node: u32,
-    /// The node of the flow's other end.
+    /// Where this agent sends: the flow's receiver (a node, or a multicast group address)
+    /// for the sender, the sender's node for a receiver.
     pub peer: u32,
+    /// Per-receiver statistics of a multicast receiver ([`NO_RX`]: none).
+    pub(crate) rx: u32,
     pub(crate) core: &'a mut Core,
 }
+
+/// [`Ctx::rx`] of an agent without per-receiver statistics.
+pub const NO_RX: u32 = u32::MAX;
 
 impl<'a> Ctx<'a> {
     /// Sends `p` from this agent to the flow's other end. Fills in flow, addresses and
@@ -123,7 +133,17 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub fn timer_at(&mut self, at: Time, kind: u16, token: u32) {
         debug_assert!(kind < RESERVED_TIMER);
-        self.core.sched.at(at.max(self.now), Event::Timer { flow: self.flow, side: self.side, kind, token });
+        self.core.sched.at(at.max(self.now), Event::Timer { flow: self.flow, token, end: self.end, kind });
+    }
+
+    /// Counts `bytes` of unique application payload delivered to this receiver (goodput),
+    /// for the flow and, with several receivers, for this receiver.
+    #[inline]
+    pub fn add_goodput(&mut self, bytes: u64) {
+        self.core.flows[self.flow as usize].goodput_bytes += bytes;
+        if self.rx != NO_RX {
+            self.core.rx[self.rx as usize].goodput_bytes += bytes;
+        }
     }
 
     /// This flow's statistics.

@@ -27,9 +27,10 @@ pub enum Event {
     LinkArrive { link: u32 },
     /// The arrivals due at batch router `node` (see `Network::node_arrive`).
     NodeArrive { node: u32 },
-    /// A timer of one endpoint of `flow`. `kind` and `token` are the agent's own; an agent
-    /// ignores a token it no longer expects (cancellation without heap removal).
-    Timer { flow: u32, side: Side, kind: u16, token: u32 },
+    /// A timer of one endpoint of `flow`: `end` 0 is the sender, `1 + i` receiver `i`.
+    /// `kind` and `token` are the agent's own; an agent ignores a token it no longer
+    /// expects (cancellation without heap removal).
+    Timer { flow: u32, token: u32, end: u16, kind: u16 },
     /// A timer of node element `elem` (its `kind` and `token`, as agents' timers).
     ElemTimer { elem: u32, kind: u16, token: u32 },
     /// Sample trace `trace`.

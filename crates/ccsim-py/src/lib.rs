@@ -104,6 +104,7 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
     d.set_item("queues", table_to_py(py, &r.queues)?)?;
     d.set_item("drops", table_to_py(py, &r.drops)?)?;
     d.set_item("elements", table_to_py(py, &r.elements)?)?;
+    d.set_item("receivers", table_to_py(py, &r.receivers)?)?;
     let series = PyList::empty_bound(py);
     for (name, t) in &r.series {
         series.append((name.as_str(), table_to_py(py, t)?))?;

@@ -18,7 +18,7 @@ impl Agent for DatagramSink {
         } else {
             self.next = pkt.seq + 1;
         }
-        ctx.stats().goodput_bytes += pkt.payload as u64;
+        ctx.add_goodput(pkt.payload as u64);
     }
     fn next_wakeup(&self) -> Option<crate::units::Time> {
         Some(crate::units::Time::MAX)

@@ -98,6 +98,15 @@ impl<'a> ElemCtx<'a> {
         (l != crate::net::NO_ROUTE).then_some(l)
     }
 
+    /// The links a packet for multicast group address `dst` leaves this node on (several
+    /// where the group's tree branches; none for a unicast address or off the tree).
+    pub fn group_branches(&self, dst: u32) -> &[u32] {
+        match self.core.net.group(dst) {
+            Some(t) => &t.children[self.node as usize],
+            None => &[],
+        }
+    }
+
     /// The link directions leaving this node.
     pub fn out_links(&self) -> &[u32] {
         self.core.net.out_links(self.node)

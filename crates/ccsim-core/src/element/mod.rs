@@ -25,6 +25,7 @@
 mod bucket;
 mod ctx;
 pub mod policer;
+pub mod replicate;
 pub mod shaper;
 
 pub use ctx::ElemCtx;
@@ -99,7 +100,7 @@ pub trait ElementConfig: Send + Sync + std::fmt::Debug {
 pub type ElementParser = fn(&mut Obj, &mut Errors) -> Option<Arc<dyn ElementConfig>>;
 
 /// Element kinds by scenario name: one line per kind.
-pub const REGISTRY: &[(&str, ElementParser)] = &[("shaper", shaper::parse), ("policer", policer::parse)];
+pub const REGISTRY: &[(&str, ElementParser)] = &[("shaper", shaper::parse), ("policer", policer::parse), ("replicate", replicate::parse)];
 
 /// Counters of one element.
 #[derive(Clone, Debug, Default)]

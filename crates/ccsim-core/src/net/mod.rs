@@ -24,6 +24,7 @@ mod link;
 mod routing;
 
 pub use link::{DropLog, LinkDir};
+pub use routing::{next_hops, MulticastTree, BRANCH};
 
 use crate::engine::{Event, Scheduler};
 use crate::measure::{FlowStats, QueueStats};
@@ -93,6 +94,8 @@ pub struct Network {
     removed: Vec<PktId>,
     /// Per node, its outgoing link directions.
     out_links: Vec<Vec<u32>>,
+    /// Multicast groups: group `g` has address `nodes.len() + g`.
+    groups: Vec<routing::MulticastTree>,
 }
 
 impl Network {
@@ -117,6 +120,7 @@ impl Network {
             dropped: Vec::with_capacity(16),
             removed: Vec::new(),
             out_links: vec![Vec::new(); n],
+            groups: Vec::new(),
         };
         net.compute_routes();
         let mut out_degree = vec![0u32; net.nodes.len()];
@@ -308,7 +312,7 @@ impl Network {
             let (cut_ok, far, dst) = (link.cut_ok, link.to, pool.get(id).dst);
             if cut_ok && dst != far {
                 let next = self.route(far, dst);
-                if self.fed_by[next as usize] == ld {
+                if next < BRANCH && self.fed_by[next as usize] == ld {
                     ld = next;
                     at = arr;
                     continue;

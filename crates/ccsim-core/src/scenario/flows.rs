@@ -24,13 +24,32 @@ pub(crate) fn flow_config(o: &mut Obj, errs: &mut Errors) -> Option<std::sync::A
     parser(o, errs)
 }
 
+/// `dst`: a node name, or a non-empty list of them (several receivers: multicast).
+fn receivers<'v>(o: &mut Obj<'v>, errs: &mut Errors) -> Option<Vec<&'v str>> {
+    if !o.has("dst") {
+        o.req_string("dst", errs);
+        return None;
+    }
+    let v = o.get("dst")?;
+    let list: Option<Vec<&str>> = match v {
+        Value::String(s) if !s.is_empty() => Some(vec![s.as_str()]),
+        Value::Array(items) if !items.is_empty() => items.iter().map(|x| x.as_str().filter(|s| !s.is_empty())).collect(),
+        _ => None,
+    };
+    if list.is_none() {
+        errs.add(o.at("dst"), format!("expected a node name or a non-empty list of node names (several receivers), got {}", show(v)));
+    }
+    list
+}
+
 /// The parsed flows and their names.
 pub(crate) struct Flows {
     pub flows: Vec<FlowSpec>,
     pub names: HashMap<String, u32>,
 }
 
-/// `[[flows]]`: `name` (`{i}` = 0..count-1), `kind`, `count`, `src`, `dst`, `start`,
+/// `[[flows]]`: `name` (`{i}` = 0..count-1), `kind`, `count`, `src`, `dst` (a node, or a
+/// list of nodes: a multicast flow), `start`,
 /// `start_jitter`, `stop`, and the kind's own fields.
 pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mut Errors) -> Flows {
     let mut out = Flows { flows: Vec::new(), names: HashMap::new() };
@@ -45,7 +64,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
         let count = o.int("count", 1, 1_000_000, errs).unwrap_or(1);
         let name = o.string("name", errs).map(str::to_string).unwrap_or_else(|| format!("flow{i}"));
         let src = o.req_string("src", errs);
-        let dst = o.req_string("dst", errs);
+        let dst = receivers(&mut o, errs);
         let start = o.time("start", errs).unwrap_or(0);
         let start_jitter = o.time("start_jitter", errs).unwrap_or(0);
         let stop = o.time("stop", errs);
@@ -59,6 +78,14 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
             o.finish(errs);
             continue;
         };
+        if dst.len() > app.max_receivers() {
+            errs.add(
+                o.at("dst"),
+                format!("a '{}' flow has one receiver; several (multicast) need a kind that supports them (cbr, onoff)", app.kind()),
+            );
+            o.finish(errs);
+            continue;
+        }
         let src_path = o.at("src");
         let dst_path = o.at("dst");
         o.finish(errs);
@@ -68,29 +95,36 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
             if count > 1 && !name.contains("{i}") {
                 fname = format!("{name}-{k}");
             }
-            let (s, d) = (sub(src), sub(dst));
-            let si = topo.nodes.get(&s);
-            let di = topo.nodes.get(&d);
-            if si.is_none() {
+            let s = sub(src);
+            let Some(si) = topo.nodes.get(&s) else {
                 refs.add(src_path.clone(), format!("no node named '{s}'"));
-            }
-            if di.is_none() {
-                refs.add(dst_path.clone(), format!("no node named '{d}'"));
-            }
-            let (Some(si), Some(di)) = (si, di) else { break };
-            if si == di {
-                errs.add(dst_path.clone(), "a flow's src and dst must differ");
                 break;
+            };
+            let mut dsts = Vec::with_capacity(dst.len());
+            for d in &dst {
+                let d = sub(d);
+                let Some(di) = topo.nodes.get(&d) else {
+                    refs.add(dst_path.clone(), format!("no node named '{d}'"));
+                    continue;
+                };
+                if si == di {
+                    errs.add(dst_path.clone(), "a flow's src and dst must differ");
+                } else if !topo.connected(si, di) {
+                    refs.add(path.clone(), format!("no route from '{s}' to '{d}'"));
+                } else if dsts.contains(&di) {
+                    errs.add(dst_path.clone(), format!("receiver '{d}' is listed twice"));
+                } else {
+                    dsts.push(di);
+                }
             }
-            if !topo.connected(si, di) {
-                refs.add(path.clone(), format!("no route from '{s}' to '{d}'"));
+            if dsts.len() != dst.len() {
                 break;
             }
             if out.names.insert(fname.clone(), out.flows.len() as u32).is_some() {
                 errs.add(format!("{path}.name"), format!("duplicate flow name '{fname}'"));
                 break;
             }
-            out.flows.push(FlowSpec { name: fname, src: si, dst: di, start, start_jitter, stop, app: app.clone() });
+            out.flows.push(FlowSpec { name: fname, src: si, dsts, start, start_jitter, stop, app: app.clone() });
         }
     }
     out

@@ -64,7 +64,9 @@ pub struct LinkSpec {
 pub struct FlowSpec {
     pub name: String,
     pub src: u32,
-    pub dst: u32,
+    /// The receivers' nodes: one (unicast) or several (a multicast group, replicated by
+    /// `replicate` elements where its tree branches).
+    pub dsts: Vec<u32>,
     pub start: Time,
     /// The actual start is `start + U[0, start_jitter)`, drawn from the flow's own stream.
     pub start_jitter: Time,
@@ -240,6 +242,41 @@ impl Nodes {
     }
 }
 
+/// Every flow with several receivers needs a `replicate` element wherever its tree (the
+/// union of the routes from its sender to its receivers) branches, and its receivers must
+/// be the tree's leaves.
+fn check_multicast(topo: &topology::Topology, flows: &[FlowSpec], elements: &[ElementSpec], errs: &mut Errors) {
+    if flows.iter().all(|f| f.dsts.len() < 2) {
+        return;
+    }
+    let n = topo.nodes.names.len();
+    let dirs: Vec<(u32, u32)> = topo.links.iter().flat_map(|l| [(l.a, l.b), (l.b, l.a)]).collect();
+    let next_hop = crate::net::next_hops(n, &dirs);
+    let names = &topo.nodes.names;
+    for f in flows.iter().filter(|f| f.dsts.len() > 1) {
+        let Some(tree) = crate::net::MulticastTree::new(n, &next_hop, &dirs, f.src, &f.dsts) else { continue };
+        for v in tree.branch_nodes() {
+            if !elements.iter().any(|e| e.node == v && e.config.kind() == "replicate") {
+                errs.add(
+                    "flows",
+                    format!("flow '{}' branches at node '{}': place an element of kind \"replicate\" there", f.name, names[v as usize]),
+                );
+            }
+        }
+        for &r in &f.dsts {
+            if !tree.children[r as usize].is_empty() {
+                errs.add(
+                    "flows",
+                    format!(
+                        "receiver '{}' of flow '{}' is on the way to other receivers: receivers must be leaves of the tree",
+                        names[r as usize], f.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
 fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     let mut top = Obj::new(v, "", errs)?;
     let name = top.string("name", errs).unwrap_or("scenario").to_string();
@@ -258,6 +295,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     let mut refs = Errors::default();
     let flows = flows::parse(&mut top, &topo, errs, &mut refs);
     let elements = elements::parse(&mut top, &topo, &flows, errs, &mut refs);
+    check_multicast(&topo, &flows.flows, &elements.elements, &mut refs);
     let tr = traces::parse(&mut top, &topo, &flows, &elements, errs, &mut refs);
     if topology_ok {
         errs.0.extend(refs.0);

@@ -2,7 +2,6 @@
 //! take when their arrival is decided rather than at an event, and the hand-over itself.
 
 use super::{Simulation, StopReason};
-use crate::engine::Side;
 use crate::scenario::TraceTarget;
 use crate::units::Time;
 
@@ -35,11 +34,11 @@ impl Simulation {
         if t >= self.horizon {
             return false;
         }
-        let (fi, side) = self.node_agent[node as usize];
+        let (fi, end) = self.node_agent[node as usize];
         let f = &self.flows[fi as usize];
-        match side {
-            Side::Sender => t < f.stop.unwrap_or(Time::MAX) && f.sender.next_wakeup().is_some_and(|w| t < w),
-            Side::Receiver => f.receiver.next_wakeup().is_some_and(|w| t < w),
+        match end {
+            0 => t < f.stop.unwrap_or(Time::MAX) && f.sender.next_wakeup().is_some_and(|w| t < w),
+            _ => f.receiver.agent.next_wakeup().is_some_and(|w| t < w),
         }
     }
 
@@ -79,7 +78,7 @@ impl Simulation {
                     }
                     let (_, _, pi, _) = self.core.net.take_in_flight(ld, first).expect("peeked");
                     first = false;
-                    if let Some(r) = self.hand_over(ti, pi, max_events, should_stop) {
+                    if let Some(r) = self.hand_over(ti, node, pi, max_events, should_stop) {
                         self.core.net.early.drain(..i);
                         return Some(r);
                     }
@@ -88,7 +87,7 @@ impl Simulation {
             }
             if !ok {
                 self.core.net.arrive_later(ld, t, seq, id, start, &mut self.core.sched);
-            } else if let Some(r) = self.hand_over(t, id, max_events, should_stop) {
+            } else if let Some(r) = self.hand_over(t, node, id, max_events, should_stop) {
                 self.core.net.early.drain(..i);
                 return Some(r);
             }
@@ -103,11 +102,12 @@ impl Simulation {
     pub(super) fn hand_over(
         &mut self,
         t: Time,
+        node: u32,
         id: crate::packet::PktId,
         max_events: u64,
         should_stop: &mut dyn FnMut() -> bool,
     ) -> Option<StopReason> {
-        self.deliver(t, id);
+        self.deliver(t, node, id);
         self.taken_ahead += 1;
         self.core.sched.note_executed();
         self.check_stop(max_events, should_stop)

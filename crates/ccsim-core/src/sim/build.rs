@@ -3,9 +3,9 @@
 //! that may take packets ahead of the clock.
 
 use super::elements::ElemSlot;
-use super::{FlowSlot, SimOptions, Simulation, TraceState};
+use super::{FlowSlot, RecvSlot, SimOptions, Simulation, TraceState};
 use crate::agent::{Core, TIMER_START, TIMER_STOP};
-use crate::engine::{Event, Scheduler, Side};
+use crate::engine::{Event, Scheduler};
 use crate::measure::{FlowStats, Series};
 use crate::net::{LinkDir, Network, Node};
 use crate::packet::PacketPool;
@@ -38,7 +38,7 @@ impl Simulation {
             links[ld as usize].drop_log = Some(Box::default());
         }
         for p in &spec.pcaps {
-            let w = crate::trace::pcap::PcapWriter::create(&dir.join(&p.file))?;
+            let w = crate::trace::pcap::PcapWriter::create(&dir.join(&p.file), spec.nodes.len() as u32)?;
             links[p.link_dir as usize].capture = Some(Box::new(w));
         }
         let mut net = Network::new(nodes, links);
@@ -61,7 +61,7 @@ impl Simulation {
         }
         let elem_node: Vec<bool> = chains.iter().map(|c| !c.is_empty()).collect();
         if !opts.per_hop_events {
-            let mut ends: Vec<(u32, u32)> = spec.flows.iter().map(|f| (f.src, f.dst)).collect();
+            let mut ends: Vec<(u32, u32)> = spec.flows.iter().flat_map(|f| f.dsts.iter().map(|&d| (f.src, d))).collect();
             // Elements may originate packets towards any flow end: their paths count too.
             let flow_ends: Vec<u32> = ends.iter().flat_map(|&(a, b)| [a, b]).collect();
             for (v, _) in elem_node.iter().enumerate().filter(|(_, e)| **e) {
@@ -73,20 +73,47 @@ impl Simulation {
         }
         let mut sched = Scheduler::new();
         let mut flows = Vec::with_capacity(spec.flows.len());
+        let mut rx_count = 0u32;
         for (i, f) in spec.flows.into_iter().enumerate() {
-            let (sender, mut receivers) = f.app.build(stream(seed, &format!("flow:{}", f.name)), None, 1);
-            let receiver = receivers.pop().expect("one receiver");
+            let (sender, agents) = f.app.build(stream(seed, &format!("flow:{}", f.name)), None, f.dsts.len());
+            let multi = f.dsts.len() > 1;
+            let dst = if multi {
+                net.add_group(f.src, &f.dsts).ok_or_else(|| format!("flow {}: a receiver is unreachable", f.name))?
+            } else {
+                f.dsts[0]
+            };
+            let mut receivers: Vec<RecvSlot> = f
+                .dsts
+                .iter()
+                .zip(agents)
+                .map(|(&node, agent)| {
+                    let rx = if multi { rx_count } else { crate::agent::NO_RX };
+                    rx_count += multi as u32;
+                    RecvSlot { node, agent, rx }
+                })
+                .collect();
             let start = if f.start_jitter > 0 {
                 use crate::rng::Rng;
                 f.start + stream(seed, &format!("flow:{}:start", f.name)).gen_range(0..f.start_jitter)
             } else {
                 f.start
             };
-            sched.at(start, Event::Timer { flow: i as u32, side: Side::Sender, kind: TIMER_START, token: 0 });
+            sched.at(start, Event::Timer { flow: i as u32, token: 0, end: 0, kind: TIMER_START });
             if let Some(stop) = f.stop {
-                sched.at(stop, Event::Timer { flow: i as u32, side: Side::Sender, kind: TIMER_STOP, token: 0 });
+                sched.at(stop, Event::Timer { flow: i as u32, token: 0, end: 0, kind: TIMER_STOP });
             }
-            flows.push(FlowSlot { name: f.name, kind: f.app.kind(), src: f.src, dst: f.dst, start, stop: f.stop, sender, receiver });
+            let receiver = receivers.remove(0);
+            flows.push(FlowSlot {
+                name: f.name,
+                kind: f.app.kind(),
+                src: f.src,
+                dst,
+                start,
+                stop: f.stop,
+                sender,
+                receiver,
+                others: receivers,
+            });
         }
         if spec.warmup > 0 {
             sched.at(spec.warmup, Event::WarmupEnd);
@@ -135,22 +162,23 @@ impl Simulation {
         }
         // Hosts whose one flow end may take packets ahead of the clock: one flow end, one
         // link in and one out, both event-free.
-        let mut node_agent = vec![(u32::MAX, Side::Sender); net.nodes.len()];
+        let mut node_agent = vec![(u32::MAX, 0u16); net.nodes.len()];
         if !opts.per_hop_events {
             let mut ends = vec![0u32; net.nodes.len()];
             for (i, f) in flows.iter().enumerate() {
                 ends[f.src as usize] += 1;
-                ends[f.dst as usize] += 1;
-                node_agent[f.src as usize] = (i as u32, Side::Sender);
-                node_agent[f.dst as usize] = (i as u32, Side::Receiver);
+                node_agent[f.src as usize] = (i as u32, 0);
+                for (k, r) in f.receivers().enumerate() {
+                    // Multicast receivers get group packets, never taken ahead: count them twice.
+                    ends[r.node as usize] += if f.n_receivers() > 1 { 2 } else { 1 };
+                    node_agent[r.node as usize] = (i as u32, 1 + k as u16);
+                }
             }
-            for (v, &(fi, side)) in node_agent.iter().enumerate() {
+            for (v, &(fi, end)) in node_agent.iter().enumerate() {
                 if ends[v] != 1 || net.lazy_host_links(v as u32).is_none() {
                     continue;
                 }
-                let f = &flows[fi as usize];
-                let agent = if side == Side::Sender { &f.sender } else { &f.receiver };
-                if agent.next_wakeup().is_some() {
+                if flows[fi as usize].agent(end).next_wakeup().is_some() {
                     net.set_early_node(v as u32);
                 }
             }
@@ -164,6 +192,7 @@ impl Simulation {
                 flows: vec![FlowStats::default(); nflows],
                 elem_node,
                 work: Default::default(),
+                rx: vec![FlowStats::default(); rx_count as usize],
             },
             flows,
             traces,

@@ -46,12 +46,20 @@ impl Simulation {
             stage += 1;
         }
         let dst = self.core.pool.get(w.id).dst;
-        if dst == w.node {
+        if dst == w.node || self.core.net.group(dst).is_some_and(|g| g.is_member(w.node)) {
             let now = self.core.sched.now();
-            self.deliver(now, w.id);
+            self.deliver(now, w.node, w.id);
         } else {
             let c = &mut self.core;
             let ld = c.net.route(w.node, dst);
+            if ld >= crate::net::BRANCH {
+                // A multicast packet where its tree branches (not replicated: the element
+                // there let it past) or off its tree.
+                let p = c.pool.get(w.id);
+                c.flows[p.flow as usize].on_drop(w.node, crate::queue::DropReason::Policed, p);
+                c.pool.free(w.id);
+                return;
+            }
             c.net.enqueue_now(ld, w.id, &mut c.sched, &mut c.pool, &mut c.flows);
         }
     }

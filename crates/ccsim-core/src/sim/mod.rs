@@ -21,11 +21,56 @@ struct FlowSlot {
     name: String,
     kind: &'static str,
     src: u32,
+    /// Where the sender sends: the receiver's node, or a multicast group address.
     dst: u32,
     start: Time,
     stop: Option<Time>,
     sender: Box<dyn Agent>,
-    receiver: Box<dyn Agent>,
+    /// The first receiver, kept inline (a unicast flow's only one), and any others.
+    receiver: RecvSlot,
+    others: Vec<RecvSlot>,
+}
+
+/// One receiver of a flow.
+struct RecvSlot {
+    node: u32,
+    agent: Box<dyn Agent>,
+    /// Per-receiver statistics ([`crate::agent::NO_RX`] for a flow with one receiver).
+    rx: u32,
+}
+
+impl FlowSlot {
+    /// End `end`'s agent (0: the sender, `1 + i`: receiver `i`).
+    #[inline]
+    fn agent(&self, end: u16) -> &dyn Agent {
+        match end {
+            0 => self.sender.as_ref(),
+            1 => self.receiver.agent.as_ref(),
+            e => self.others[e as usize - 2].agent.as_ref(),
+        }
+    }
+
+    /// Receiver `i`.
+    #[inline]
+    fn recv_mut(&mut self, i: usize) -> &mut RecvSlot {
+        if i == 0 {
+            &mut self.receiver
+        } else {
+            &mut self.others[i - 1]
+        }
+    }
+
+    fn receivers(&self) -> impl Iterator<Item = &RecvSlot> {
+        std::iter::once(&self.receiver).chain(self.others.iter())
+    }
+
+    fn receivers_mut(&mut self) -> impl Iterator<Item = &mut RecvSlot> {
+        std::iter::once(&mut self.receiver).chain(self.others.iter_mut())
+    }
+
+    fn n_receivers(&self) -> usize {
+        1 + self.others.len()
+    }
 }
 
 struct TraceState {
@@ -59,8 +104,8 @@ pub struct Simulation {
     warmup: Time,
     max_events: Option<u64>,
     queue_kinds: Vec<&'static str>,
-    /// Per node: the one flow end it hosts (for packets taken ahead of the clock).
-    node_agent: Vec<(u32, Side)>,
+    /// Per node: the one flow end it hosts, (flow, end) (for packets taken ahead of the clock).
+    node_agent: Vec<(u32, u16)>,
     /// Packets may be taken ahead of the clock only if they arrive before this instant:
     /// the next reader of flow state (a flow trace's sample, the end of warm-up, the end
     /// of the run).
@@ -98,20 +143,24 @@ impl Simulation {
         self.core.sched.now()
     }
 
-    fn agent_call(&mut self, flow: u32, side: Side, f: impl FnOnce(&mut dyn Agent, &mut Ctx)) {
+    fn agent_call(&mut self, flow: u32, end: u16, f: impl FnOnce(&mut dyn Agent, &mut Ctx)) {
         let now = self.core.sched.now();
-        self.agent_call_at(now, flow, side, f)
+        self.agent_call_at(now, flow, end, f)
     }
 
-    /// Calls an agent with `ctx.now = now` (later than the clock for a packet taken ahead).
+    /// Calls end `end` of `flow` (0: the sender, `1 + i`: receiver `i`) with `ctx.now = now`
+    /// (later than the clock for a packet taken ahead).
     #[inline]
-    fn agent_call_at(&mut self, now: Time, flow: u32, side: Side, f: impl FnOnce(&mut dyn Agent, &mut Ctx)) {
+    fn agent_call_at(&mut self, now: Time, flow: u32, end: u16, f: impl FnOnce(&mut dyn Agent, &mut Ctx)) {
         let slot = &mut self.flows[flow as usize];
-        let (agent, node, peer) = match side {
-            Side::Sender => (&mut slot.sender, slot.src, slot.dst),
-            Side::Receiver => (&mut slot.receiver, slot.dst, slot.src),
+        let (agent, side, node, peer, rx) = if end == 0 {
+            (&mut slot.sender, Side::Sender, slot.src, slot.dst, crate::agent::NO_RX)
+        } else {
+            let src = slot.src;
+            let r = slot.recv_mut(end as usize - 1);
+            (&mut r.agent, Side::Receiver, r.node, src, r.rx)
         };
-        let mut ctx = Ctx { now, flow, side, node, peer, core: &mut self.core };
+        let mut ctx = Ctx { now, flow, side, end, node, peer, rx, core: &mut self.core };
         f(agent.as_mut(), &mut ctx);
     }
 
@@ -121,26 +170,42 @@ impl Simulation {
         if self.core.elem_node[node as usize] {
             return self.arrive_at_elements(node, id, from);
         }
-        if self.core.pool.get(id).dst != node {
-            self.core.forward(node, id);
-            return;
-        }
-        let now = self.core.sched.now();
-        self.deliver(now, id);
+        self.forward_or_deliver(node, id);
     }
 
-    /// Packet `id` reaches its destination's agent at `now`.
+    /// Packet `id`, at `node` past its elements, goes on along its route, or to the node's
+    /// agent if it is (one of) the packet's destination(s).
     #[inline]
-    fn deliver(&mut self, now: Time, id: crate::packet::PktId) {
+    fn forward_or_deliver(&mut self, node: u32, id: crate::packet::PktId) {
+        let dst = self.core.pool.get(id).dst;
+        if dst == node || self.core.net.group(dst).is_some_and(|g| g.is_member(node)) {
+            let now = self.core.sched.now();
+            return self.deliver(now, node, id);
+        }
+        self.core.forward(node, id);
+    }
+
+    /// Packet `id` reaches the agent at `node` at `now`.
+    #[inline]
+    fn deliver(&mut self, now: Time, node: u32, id: crate::packet::PktId) {
         // Copied out so the agent may send (and the pool grow) while reading it.
         let p = *self.core.pool.get(id);
         self.core.pool.free(id);
-        let side = if p.src == self.flows[p.flow as usize].src { Side::Receiver } else { Side::Sender };
-        match side {
-            Side::Receiver => self.core.flows[p.flow as usize].on_delivered(now, &p),
-            Side::Sender => self.core.flows[p.flow as usize].reverse_delivered_pkts += 1,
-        }
-        self.agent_call_at(now, p.flow, side, |a, ctx| a.on_packet(ctx, &p));
+        let slot = &self.flows[p.flow as usize];
+        let end = if p.src != slot.src {
+            self.core.flows[p.flow as usize].reverse_delivered_pkts += 1;
+            0
+        } else {
+            self.core.flows[p.flow as usize].on_delivered(now, &p);
+            if slot.others.is_empty() {
+                1
+            } else {
+                let (i, r) = slot.receivers().enumerate().find(|(_, r)| r.node == node).expect("a receiver of the flow");
+                self.core.rx[r.rx as usize].on_delivered(now, &p);
+                1 + i as u16
+            }
+        };
+        self.agent_call_at(now, p.flow, end, |a, ctx| a.on_packet(ctx, &p));
     }
 
     fn sample(&mut self, ti: u32) {
@@ -197,7 +262,7 @@ impl Simulation {
     fn end_warmup(&mut self) {
         let now = self.core.sched.now();
         self.core.net.warmup(now, &mut self.core.flows, WarmupStep::Restart);
-        for s in &mut self.core.flows {
+        for s in self.core.flows.iter_mut().chain(self.core.rx.iter_mut()) {
             s.reset(now);
         }
         for e in &mut self.elements {
@@ -236,10 +301,10 @@ impl Simulation {
                 Event::NodeArrive { node } => {
                     self.core.net.node_arrive(node, &mut self.core.sched, &mut self.core.pool, &mut self.core.flows)
                 }
-                Event::Timer { flow, side, kind, token } => match kind {
-                    TIMER_START => self.agent_call(flow, side, |a, ctx| a.start(ctx)),
-                    TIMER_STOP => self.agent_call(flow, side, |a, ctx| a.stop(ctx)),
-                    _ => self.agent_call(flow, side, |a, ctx| a.on_timer(ctx, kind, token)),
+                Event::Timer { flow, token, end, kind } => match kind {
+                    TIMER_START => self.agent_call(flow, end, |a, ctx| a.start(ctx)),
+                    TIMER_STOP => self.agent_call(flow, end, |a, ctx| a.stop(ctx)),
+                    _ => self.agent_call(flow, end, |a, ctx| a.on_timer(ctx, kind, token)),
                 },
                 Event::ElemTimer { elem, kind, token } => self.element_timer(elem, kind, token),
                 Event::Sample { trace } => self.sample(trace),

@@ -49,6 +49,9 @@ pub struct Results {
     /// One row per node element: arrivals, departures, drops by reason, copies, most held,
     /// and the kind's own columns.
     pub elements: Table,
+    /// One row per (flow, receiver): what each receiver got (for a flow with one receiver,
+    /// its row repeats the flow's delivery columns).
+    pub receivers: Table,
     pub series: Vec<(String, Table)>,
     /// Files written (pcap captures): (link direction, path).
     pub files: Vec<(String, String)>,
@@ -78,7 +81,9 @@ impl Simulation {
         flows.push("name", Column::Str(slots.iter().map(|s| s.name.clone()).collect()));
         flows.push("kind", Column::Str(slots.iter().map(|s| s.kind.to_string()).collect()));
         flows.push("src", Column::Str(slots.iter().map(|s| nodes[s.src as usize].name.clone()).collect()));
-        flows.push("dst", Column::Str(slots.iter().map(|s| nodes[s.dst as usize].name.clone()).collect()));
+        let dst_names = |s: &super::FlowSlot| s.receivers().map(|r| nodes[r.node as usize].name.as_str()).collect::<Vec<_>>().join(",");
+        flows.push("dst", Column::Str(slots.iter().map(dst_names).collect()));
+        flows.push("receivers", i64col(&|i| slots[i].n_receivers() as i64));
         flows.push("start_s", f64col(&|i| to_secs(slots[i].start)));
         flows.push("stop_s", f64col(&|i| to_secs(slots[i].stop.unwrap_or(self.duration))));
         flows.push("sent_pkts", i64col(&|i| st[i].sent_pkts as i64));
@@ -115,20 +120,24 @@ impl Simulation {
         flows.push("delay_max_s", f64col(&|i| if st[i].delivered_pkts > 0 { to_secs(st[i].delay_max_ns) } else { f64::NAN }));
         flows.push("reverse_sent_pkts", i64col(&|i| st[i].reverse_sent_pkts as i64));
         flows.push("reverse_delivered_pkts", i64col(&|i| st[i].reverse_delivered_pkts as i64));
-        // Agent-specific columns: the union over flows, NaN where a flow has none.
-        let summaries: Vec<Vec<(&'static str, f64)>> =
-            slots.iter().map(|s| s.sender.summary().into_iter().chain(s.receiver.summary()).collect()).collect();
-        let mut extra: Vec<&'static str> = Vec::new();
-        for s in &summaries {
-            for (k, _) in s {
-                if !extra.contains(k) {
-                    extra.push(k);
+        // Agent-specific columns (the receivers' summed over receivers).
+        let summaries: Vec<Vec<(&'static str, f64)>> = slots
+            .iter()
+            .map(|s| {
+                let mut v = s.sender.summary();
+                for r in s.receivers() {
+                    for (k, x) in r.agent.summary() {
+                        match v.iter_mut().find(|(n, _)| *n == k) {
+                            Some(e) => e.1 += x,
+                            None => v.push((k, x)),
+                        }
+                    }
                 }
-            }
-        }
-        for k in extra {
-            flows.push(k, f64col(&|i| summaries[i].iter().find(|(n, _)| *n == k).map(|(_, v)| *v).unwrap_or(f64::NAN)));
-        }
+                v
+            })
+            .collect();
+        push_summaries(&mut flows, &summaries);
+        let receivers = self.receiver_table(now);
 
         let mut queues = Table::default();
         let links = &mut self.core.net.links;
@@ -218,7 +227,9 @@ impl Simulation {
             }
         }
         for f in self.flows.iter_mut() {
-            for (tname, t) in f.sender.tables().into_iter().chain(f.receiver.tables()) {
+            let mut tables = f.sender.tables();
+            tables.extend(f.receivers_mut().flat_map(|r| r.agent.tables()));
+            for (tname, t) in tables {
                 series.push((format!("flow:{}:{}", f.name, tname), t));
             }
         }
@@ -242,6 +253,7 @@ impl Simulation {
             queues,
             drops,
             elements,
+            receivers,
             series,
             files,
             warnings,
@@ -271,22 +283,57 @@ impl Simulation {
         t.push("consumed", i64col(&|e| e.stats.consumed as i64));
         t.push("held_pkts", i64col(&|e| e.elem.held().0 as i64));
         t.push("max_held_pkts", i64col(&|e| e.stats.max_held as i64));
-        // Kind-specific columns: the union over elements, NaN where an element has none.
         let summaries: Vec<Vec<(&'static str, f64)>> = els.iter().map(|e| e.elem.summary()).collect();
-        let mut extra: Vec<&'static str> = Vec::new();
-        for s in &summaries {
-            for (k, _) in s {
-                if !extra.contains(k) {
-                    extra.push(k);
-                }
+        push_summaries(&mut t, &summaries);
+        t
+    }
+
+    /// The receivers table (see [`Results::receivers`]).
+    fn receiver_table(&self, now: crate::units::Time) -> Table {
+        let nodes = &self.core.net.nodes;
+        let (mut flow, mut name, mut node, mut stats, mut windows, mut summaries) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+        for (i, s) in self.flows.iter().enumerate() {
+            let begin = s.start.max(self.warmup);
+            let end = s.stop.unwrap_or(now).min(now);
+            for r in s.receivers() {
+                flow.push(i as i64);
+                name.push(s.name.clone());
+                node.push(nodes[r.node as usize].name.clone());
+                stats.push(if r.rx == crate::agent::NO_RX { &self.core.flows[i] } else { &self.core.rx[r.rx as usize] });
+                windows.push(to_secs(end.saturating_sub(begin)));
+                summaries.push(r.agent.summary());
             }
         }
-        for k in extra {
-            t.push(
-                k,
-                Column::F64(summaries.iter().map(|s| s.iter().find(|(n, _)| *n == k).map(|(_, v)| *v).unwrap_or(f64::NAN)).collect()),
-            );
-        }
+        let mut t = Table::default();
+        let n = flow.len();
+        let f64col = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
+        let i64col = |f: &dyn Fn(usize) -> i64| Column::I64((0..n).map(f).collect());
+        t.push("flow", Column::I64(flow));
+        t.push("name", Column::Str(name));
+        t.push("receiver", Column::Str(node));
+        t.push("delivered_pkts", i64col(&|i| stats[i].delivered_pkts as i64));
+        t.push("delivered_bytes", i64col(&|i| stats[i].delivered_bytes as i64));
+        t.push("goodput_bytes", i64col(&|i| stats[i].goodput_bytes as i64));
+        t.push("goodput_bps", f64col(&|i| if windows[i] > 0.0 { stats[i].goodput_bytes as f64 * 8.0 / windows[i] } else { 0.0 }));
+        t.push("delay_mean_s", f64col(&|i| stats[i].mean_delay_s()));
+        t.push("delay_min_s", f64col(&|i| if stats[i].delivered_pkts > 0 { to_secs(stats[i].delay_min_ns) } else { f64::NAN }));
+        t.push("delay_max_s", f64col(&|i| if stats[i].delivered_pkts > 0 { to_secs(stats[i].delay_max_ns) } else { f64::NAN }));
+        push_summaries(&mut t, &summaries);
         t
+    }
+}
+
+/// Appends component-specific columns: the union of names over rows, NaN where a row has none.
+fn push_summaries(t: &mut Table, summaries: &[Vec<(&'static str, f64)>]) {
+    let mut extra: Vec<&'static str> = Vec::new();
+    for s in summaries {
+        for (k, _) in s {
+            if !extra.contains(k) {
+                extra.push(k);
+            }
+        }
+    }
+    for k in extra {
+        t.push(k, Column::F64(summaries.iter().map(|s| s.iter().find(|(n, _)| *n == k).map(|(_, v)| *v).unwrap_or(f64::NAN)).collect()));
     }
 }

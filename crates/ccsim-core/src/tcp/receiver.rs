@@ -141,7 +141,7 @@ impl Agent for TcpReceiver {
             self.ooo.remove(0);
         }
         self.ts_recent = p.sent_at;
-        ctx.stats().goodput_bytes += self.rcv_nxt - before;
+        ctx.add_goodput(self.rcv_nxt - before);
         if !self.cfg.delayed_ack || had_holes {
             return self.send_ack(ctx, None);
         }

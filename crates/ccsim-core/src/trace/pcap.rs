@@ -22,11 +22,21 @@ pub struct PcapWriter {
     pub packets: u64,
     pub error: Option<String>,
     buf: Vec<u8>,
+    /// Addresses from here on are multicast groups.
+    nodes: u32,
 }
 
 fn ip_of(node: u32) -> [u8; 4] {
     let n = node + 1;
     [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
+}
+
+/// A packet's address: a node's `10.x.y.z`, or a multicast group's `239.x.y.z`.
+fn ip_of_addr(addr: u32, nodes: u32) -> [u8; 4] {
+    match addr.checked_sub(nodes) {
+        Some(g) => [239, (g >> 16) as u8, (g >> 8) as u8, g as u8],
+        None => ip_of(addr),
+    }
 }
 
 fn checksum(data: &[u8], mut sum: u32) -> u16 {
@@ -41,8 +51,9 @@ fn checksum(data: &[u8], mut sum: u32) -> u16 {
 }
 
 impl PcapWriter {
-    /// Creates `path` (through a temporary name; [`PcapWriter::finish`] renames it).
-    pub fn create(path: &Path) -> Result<Self, String> {
+    /// Creates `path` (through a temporary name; [`PcapWriter::finish`] renames it) for a
+    /// network of `nodes` nodes.
+    pub fn create(path: &Path, nodes: u32) -> Result<Self, String> {
         let tmp = path.with_extension("pcap.partial");
         let f = File::create(&tmp).map_err(|e| format!("cannot create pcap file {}: {e}", tmp.display()))?;
         let mut w = PcapWriter {
@@ -52,6 +63,7 @@ impl PcapWriter {
             packets: 0,
             error: None,
             buf: Vec::with_capacity(160),
+            nodes,
         };
         let mut hdr = Vec::with_capacity(24);
         hdr.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes());
@@ -86,7 +98,7 @@ impl PcapWriter {
         b.extend_from_slice(&[0x02, 0x00, mt[0], mt[1], mt[2], mt[3], 0x02, 0x00, mf[0], mf[1], mf[2], mf[3], 0x08, 0x00]);
         // IPv4.
         let tcp = matches!(p.kind, Kind::Data | Kind::Ack | Kind::Control);
-        let (src, dst) = (ip_of(p.src), ip_of(p.dst));
+        let (src, dst) = (ip_of(p.src), ip_of_addr(p.dst, self.nodes));
         let ip_start = b.len();
         let total = p.size.min(65535) as u16;
         b.extend_from_slice(&[0x45, p.dscp << 2]);
@@ -198,7 +210,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ccsim-pcap-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.pcap");
-        let mut w = PcapWriter::create(&path).unwrap();
+        let mut w = PcapWriter::create(&path, 16).unwrap();
         let p = Packet { kind: Kind::Data, seq: 1000, payload: 1000, size: 1040, src: 0, dst: 1, ..Default::default() };
         w.record(1_500_000_001, 0, 1, &p);
         let out = w.finish().unwrap();
