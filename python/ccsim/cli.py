@@ -82,7 +82,20 @@ def print_summary(res) -> None:
                   "-" if f["delay_mean_s"] is None else f"{f['delay_mean_s'] * 1e3:.3f}")
     if len(s["flows"]) > 40:
         t.caption = f"... {len(s['flows']) - 40} more flows in flows.parquet"
-    out.print(t)
+    if s["flows"]:
+        out.print(t)
+    if "fct" in res.tables and res.tables["fct"].num_rows:
+        t = Table(title="generated flows", title_justify="left")
+        for c in ("generator", "opened", "completed", "median FCT ms", "p99 FCT ms", "median slowdown", "p99 slowdown"):
+            t.add_column(c, justify="left" if c == "generator" else "right")
+        df = res.fct
+        for g, d in df.groupby("generator", sort=False):
+            done = d[d["end_s"].notna()]
+            q = lambda col, p: "-" if done[col].notna().sum() == 0 else f"{done[col].quantile(p):.3g}"  # noqa: E731
+            t.add_row(escape(str(g)), f"{len(d):,}", f"{len(done):,}",
+                      "-" if done.empty else f"{done['fct_s'].median() * 1e3:.3g}",
+                      "-" if done.empty else f"{done['fct_s'].quantile(0.99) * 1e3:.3g}", q("slowdown", 0.5), q("slowdown", 0.99))
+        out.print(t)
     busy = sorted(s["queues"], key=lambda q: -(q["utilization"] or 0))[:8]
     if busy:
         t = Table(title="busiest queues", title_justify="left")
@@ -219,6 +232,7 @@ def validate_cmd(
     d = apply_overrides(load(scenario), set_)
     info = validate(d)
     out.print(f"ok: {escape(info['name'])}: {info['nodes']} nodes, {info['links']} links, {info['flows']} flows, "
+              f"{info['elements']} elements, {info['generators']} generators, "
               f"{info['traces']} traces, {info['duration_s']:g} s, seed {info['seed']}")
 
 

@@ -4,6 +4,10 @@
     >>> df = sweep_result.summary("total.goodput_bps")
     >>> fig, ax = plot.line(df, x="dumbbell.queue.limit", ylabel="goodput (b/s)")
     >>> plot.save(fig, "goodput.png")
+
+Flow completion times of a run with traffic generators::
+
+    >>> fig, axes = plot.fct(ccsim.run("examples/web_traffic.toml"))
 """
 
 from __future__ import annotations
@@ -118,6 +122,52 @@ def timeseries(df, y: str | Sequence[str], x: str = "time", ax=None, ylabel: str
     if not isinstance(y, str) or label:
         ax.legend()
     return fig, ax
+
+
+def _size_bins(sizes: np.ndarray, per_decade: int) -> np.ndarray:
+    lo, hi = np.log10(max(sizes.min(), 1.0)), np.log10(max(sizes.max(), 1.0))
+    n = max(int(np.ceil((hi - lo) * per_decade)), 1)
+    return np.logspace(lo, hi + 1e-9, n + 1)
+
+
+def fct(table, by: str | None = "generator", per_decade: int = 4, quantile: float = 0.99, min_flows: int = 5):
+    """Flow completion time and slowdown against flow size, from a flow-completion table
+    (``Results.fct`` or a ``fct.parquet`` frame): every completed flow as a dot, and per
+    logarithmic size bin (``per_decade`` bins per decade, bins with at least ``min_flows``
+    flows) the median and the ``quantile`` as lines; one colour per value of ``by``.
+    Returns ``(fig, (ax_fct, ax_slowdown))``."""
+    df = table.fct if hasattr(table, "fct") else table
+    df = df[df["end_s"].notna()]
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.0))
+    groups = [(None, df)] if by is None or by not in df else list(df.groupby(by, sort=True))
+    for (ax, col, label) in ((axes[0], "fct_s", "flow completion time (s)"), (axes[1], "slowdown", "slowdown (FCT / alone on the idle path)")):
+        for k, g in groups:
+            g = g[g[col].notna()]
+            if g.empty:
+                continue
+            dots = ax.scatter(g["size_bytes"], g[col], s=4, alpha=0.25, label=None)
+            colour = tuple(dots.get_facecolor()[0][:3])
+            edges = _size_bins(g["size_bytes"].to_numpy(dtype=float), per_decade)
+            idx = np.digitize(g["size_bytes"], edges)
+            mids, med, hi = [], [], []
+            for b in range(1, len(edges)):
+                v = g[col].to_numpy()[idx == b]
+                if len(v) >= min_flows:
+                    mids.append(np.sqrt(edges[b - 1] * edges[b]))
+                    med.append(np.median(v))
+                    hi.append(np.quantile(v, quantile))
+            name = "" if k is None else f"{k}: "
+            ax.plot(mids, med, "-", color=colour, lw=2, label=f"{name}median")
+            ax.plot(mids, hi, "--", color=colour, lw=1.5, label=f"{name}p{quantile * 100:g}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("flow size (bytes)")
+        ax.set_ylabel(label)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[1].axhline(1.0, color="grey", lw=0.8)
+    axes[0].legend(fontsize=8)
+    return fig, axes
 
 
 def save(fig, path: str | Path, dpi: int = 120) -> Path:

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 
 
 #: The result tables every run has (one parquet file each).
-TABLES = ("flows", "queues", "drops", "elements", "receivers")
+TABLES = ("flows", "queues", "drops", "elements", "receivers", "fct")
 
 
 def _arrow(cols: list) -> pa.Table:
@@ -113,6 +113,13 @@ class Results:
     def drops(self):
         """Where each flow lost packets: one row per (flow, link direction or element, reason, direction)."""
         return self.tables["drops"].to_pandas()
+
+    @property
+    def fct(self):
+        """One row per flow opened by a traffic generator: size, start and end, flow completion
+        time (``fct_s``), the time the same transfer takes alone on its idle path
+        (``ideal_s``) and the slowdown (their ratio). Flows still open at the end have NaN ends."""
+        return self.tables["fct"].to_pandas()
 
     @property
     def receivers(self):

@@ -23,13 +23,24 @@ pub struct Core {
     pub sched: Scheduler,
     pub net: Network,
     pub pool: PacketPool,
-    pub flows: Vec<FlowStats>,
+    pub flows: crate::measure::FlowTable,
     /// Per node: whether node elements are placed there (its packets go through them).
     pub elem_node: Vec<bool>,
     /// Packets waiting to go through a node's elements, in order (see [`Work`]).
     pub work: std::collections::VecDeque<Work>,
     /// Per-receiver statistics of flows with several receivers.
     pub rx: Vec<FlowStats>,
+    /// What agents reported about their flows' ends since the simulation last looked.
+    pub flow_events: Vec<(u32, FlowEvent)>,
+}
+
+/// A flow end's report about its transfer (see [`Ctx::complete`], [`Ctx::finished`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowEvent {
+    /// The receiver holds all the data, at this time.
+    Complete(Time),
+    /// The sender will send nothing more, from this time.
+    Finished(Time),
 }
 
 /// A packet on its way through a node's elements: at `node`, next to element `stage` of
@@ -136,6 +147,19 @@ impl<'a> Ctx<'a> {
         self.core.sched.at(at.max(self.now), Event::Timer { flow: self.flow, token, end: self.end, kind });
     }
 
+    /// A receiver reports that it holds all the data of a finite transfer (its completion
+    /// time, for flow-completion tables).
+    pub fn complete(&mut self) {
+        self.core.flow_events.push((self.flow, FlowEvent::Complete(self.now)));
+    }
+
+    /// A sender reports that it will send nothing more (a finite transfer fully sent and,
+    /// for a reliable transport, acknowledged): its flow's state may be released once the
+    /// transfer is complete.
+    pub fn finished(&mut self) {
+        self.core.flow_events.push((self.flow, FlowEvent::Finished(self.now)));
+    }
+
     /// Counts `bytes` of unique application payload delivered to this receiver (goodput),
     /// for the flow and, with several receivers, for this receiver.
     #[inline]
@@ -213,6 +237,12 @@ pub trait FlowConfig: Send + Sync + std::fmt::Debug {
     }
     /// Whether `size` may be given to [`FlowConfig::build`] (finite transfers).
     fn sized(&self) -> bool {
+        false
+    }
+    /// Whether the receiver reports when it holds all the data ([`Ctx::complete`]); if not
+    /// (datagrams), a finite flow completes when its sender has finished and every packet
+    /// it sent was delivered or dropped.
+    fn receiver_completes(&self) -> bool {
         false
     }
 }

@@ -31,6 +31,8 @@ pub enum Event {
     /// `kind` and `token` are the agent's own; an agent ignores a token it no longer
     /// expects (cancellation without heap removal).
     Timer { flow: u32, token: u32, end: u16, kind: u16 },
+    /// Traffic generator `gen` opens a flow (for closed-loop user `user`; `u32::MAX`: open loop).
+    Generate { gen: u32, user: u32 },
     /// A timer of node element `elem` (its `kind` and `token`, as agents' timers).
     ElemTimer { elem: u32, kind: u16, token: u32 },
     /// Sample trace `trace`.
@@ -190,16 +192,29 @@ impl Scheduler {
     /// Pops the next event if it is due at or before `until`, advancing the clock.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, Event)> {
+        self.pop_seq_until(until).map(|(t, _, e)| (t, e))
+    }
+
+    /// As [`Scheduler::pop_until`], with the event's sequence number (the order in which
+    /// it was scheduled: an event scheduled before sequence number `s` has one below `s`).
+    #[inline]
+    pub fn pop_seq_until(&mut self, until: Time) -> Option<(Time, u64, Event)> {
         match self.heap.peek_key() {
             Some(k) if (k >> 64) as Time <= until => {
                 let e = self.heap.pop().unwrap();
                 let t = e.time();
                 self.now = t;
                 self.executed += 1;
-                Some((t, e.event))
+                Some((t, e.key as u64, e.event))
             }
             _ => None,
         }
+    }
+
+    /// The sequence number the next scheduled event will get.
+    #[inline]
+    pub fn peek_seq(&self) -> u64 {
+        self.seq
     }
 
     /// Moves the clock to `t` (used at the end of a run).
@@ -256,6 +271,11 @@ mod tests {
                 assert_eq!(t, wt);
             }
         }
+    }
+
+    #[test]
+    fn events_stay_small() {
+        assert!(std::mem::size_of::<Event>() <= 16, "{}", std::mem::size_of::<Event>());
     }
 
     #[test]

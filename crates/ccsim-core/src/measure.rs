@@ -162,14 +162,62 @@ pub struct FlowStats {
     pub delay_min_ns: u64,
     pub delay_max_ns: u64,
     pub since: Time,
+    /// Packets with a smaller uid belong to an earlier flow that had this slot (flows
+    /// created during a run reuse the slots of finished ones): they are not counted.
+    pub uid_floor: u64,
+    /// Watched for completion: a drop puts the flow in [`FlowTable::resolved`].
+    pub watch: bool,
+}
+
+/// Every flow's counters, indexed by flow (slot), with the drop bookkeeping of flows
+/// created during a run: drops of packets of an earlier flow in a reused slot are not
+/// counted, and a drop of a watched flow is reported (it may complete the flow).
+#[derive(Clone, Debug, Default)]
+pub struct FlowTable {
+    stats: Vec<FlowStats>,
+    /// Watched flows that lost a packet since the simulation last looked.
+    pub resolved: Vec<u32>,
+}
+
+impl FlowTable {
+    pub fn new(stats: Vec<FlowStats>) -> Self {
+        FlowTable { stats, resolved: Vec::new() }
+    }
+
+    /// Counts the drop of packet `p` at `site` (a link direction or an element).
+    #[inline]
+    pub fn drop_packet(&mut self, site: u32, reason: DropReason, p: &Packet) {
+        self.drop_parts(p.flow, p.uid, site, reason, p.kind != crate::packet::Kind::Ack, p.size)
+    }
+
+    /// Counts the drop of packet `uid` of `flow` (`forward`: not an ACK), `size` bytes.
+    #[inline]
+    pub fn drop_parts(&mut self, flow: u32, uid: u64, site: u32, reason: DropReason, forward: bool, size: u32) {
+        let s = &mut self.stats[flow as usize];
+        if uid < s.uid_floor {
+            return;
+        }
+        s.on_drop_parts(site, reason, forward, size);
+        if s.watch {
+            self.resolved.push(flow);
+        }
+    }
+}
+
+impl std::ops::Deref for FlowTable {
+    type Target = Vec<FlowStats>;
+    fn deref(&self) -> &Vec<FlowStats> {
+        &self.stats
+    }
+}
+
+impl std::ops::DerefMut for FlowTable {
+    fn deref_mut(&mut self) -> &mut Vec<FlowStats> {
+        &mut self.stats
+    }
 }
 
 impl FlowStats {
-    #[inline]
-    pub fn on_drop(&mut self, link: u32, reason: DropReason, p: &Packet) {
-        self.on_drop_parts(link, reason, p.kind != crate::packet::Kind::Ack, p.size)
-    }
-
     /// A drop of a `size`-byte packet (`forward`: a non-ACK packet of this flow).
     #[inline]
     pub fn on_drop_parts(&mut self, link: u32, reason: DropReason, forward: bool, size: u32) {
@@ -220,8 +268,9 @@ impl FlowStats {
         (q, l)
     }
 
+    /// Restarts the counters at `now` (end of warm-up).
     pub fn reset(&mut self, now: Time) {
-        *self = FlowStats { since: now, ..Default::default() };
+        *self = FlowStats { since: now, uid_floor: self.uid_floor, watch: self.watch, ..Default::default() };
     }
 
     pub fn mean_delay_s(&self) -> f64 {

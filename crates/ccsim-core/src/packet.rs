@@ -146,6 +146,12 @@ impl PacketPool {
         self.free.push(id);
     }
 
+    /// The uid the next packet will get (packets with smaller uids exist already).
+    #[inline]
+    pub fn next_uid(&self) -> u64 {
+        self.next_uid
+    }
+
     /// Packets currently alive.
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()

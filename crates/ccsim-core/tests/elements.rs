@@ -150,7 +150,7 @@ kind = "pcap"
 link = "r->d"
 file = "policed.pcap"
 "#;
-    let opts = SimOptions { output_dir: Some(dir.clone()), per_hop_events: false };
+    let opts = SimOptions { output_dir: Some(dir.clone()), ..Default::default() };
     let r = Simulation::with_options(from_toml(toml).unwrap(), &opts).unwrap().run_to_results(None);
     let pcap = std::fs::read(dir.join("policed.pcap")).unwrap();
     // Records after the 24-byte header: 16-byte record header, Ethernet (14), IPv4 (TOS at +1).

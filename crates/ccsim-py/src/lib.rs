@@ -60,6 +60,8 @@ fn validate(py: Python<'_>, json: &str) -> PyResult<PyObject> {
     d.set_item("nodes", spec.nodes.len())?;
     d.set_item("links", spec.links.len())?;
     d.set_item("flows", spec.flows.len())?;
+    d.set_item("elements", spec.elements.len())?;
+    d.set_item("generators", spec.generators.len())?;
     d.set_item("traces", spec.traces.len() + spec.pcaps.len())?;
     d.set_item("duration_s", ccsim_core::units::to_secs(spec.duration))?;
     d.set_item("seed", spec.seed)?;
@@ -97,6 +99,8 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
     meta.set_item("stop", r.stop.name())?;
     meta.set_item("peak_packets", r.peak_packets)?;
     meta.set_item("taken_ahead", r.taken_ahead)?;
+    meta.set_item("flows_opened", r.flows_opened)?;
+    meta.set_item("stale_packets", r.stale_packets)?;
     meta.set_item("version", ccsim_core::VERSION)?;
     meta.set_item("params_json", &r.params)?;
     d.set_item("meta", meta)?;
@@ -105,6 +109,7 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
     d.set_item("drops", table_to_py(py, &r.drops)?)?;
     d.set_item("elements", table_to_py(py, &r.elements)?)?;
     d.set_item("receivers", table_to_py(py, &r.receivers)?)?;
+    d.set_item("fct", table_to_py(py, &r.fct)?)?;
     let series = PyList::empty_bound(py);
     for (name, t) in &r.series {
         series.append((name.as_str(), table_to_py(py, t)?))?;
@@ -124,7 +129,7 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
 fn run(py: Python<'_>, json: &str, output_dir: Option<String>, per_hop_events: bool) -> PyResult<PyObject> {
     let v = parse_json(json)?;
     let spec = guarded(|| scenario::from_value(&v))?.map_err(invalid)?;
-    let opts = SimOptions { output_dir: output_dir.map(std::path::PathBuf::from), per_hop_events };
+    let opts = SimOptions { output_dir: output_dir.map(std::path::PathBuf::from), per_hop_events, ..Default::default() };
     let mut sim = guarded(|| Simulation::with_options(spec, &opts))?.map_err(pyo3::exceptions::PyOSError::new_err)?;
     let mut pending: Option<PyErr> = None;
     let outcome = py.allow_threads(|| {

@@ -47,7 +47,7 @@ impl<'a> ElemCtx<'a> {
     pub fn drop(&mut self, p: Pkt, reason: DropReason) {
         self.stats.drops[reason as usize] += 1;
         let pk = self.core.pool.get(p.id);
-        self.core.flows[pk.flow as usize].on_drop(self.site, reason, pk);
+        self.core.flows.drop_packet(self.site, reason, pk);
         self.core.pool.free(p.id);
     }
 

@@ -5,7 +5,7 @@
 use super::lazy::LazyFifo;
 use super::{Network, NO_ROUTE, SCAN_LINES};
 use crate::engine::{Event, Scheduler};
-use crate::measure::FlowStats;
+use crate::measure::FlowTable;
 use crate::packet::{PacketPool, PktId};
 use crate::units::Time;
 use std::cmp::Reverse;
@@ -82,7 +82,7 @@ impl Network {
     /// each forwarded at its own arrival time; the next event is set for the earliest
     /// arrival left. A router then costs one event per look-ahead window, not one per
     /// packet.
-    pub fn node_arrive(&mut self, node: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+    pub fn node_arrive(&mut self, node: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut FlowTable) {
         let now = sched.now();
         let v = node as usize;
         if self.node_next[v] != now {

@@ -20,7 +20,7 @@
 //! link at its future arrival time when nothing else can reach that link in between: see
 //! `Network::enqueue` (cut-through of single-fed links).
 
-use crate::measure::{FlowStats, QueueStats};
+use crate::measure::{FlowTable, QueueStats};
 use crate::queue::{DropReason, Limit};
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -73,6 +73,8 @@ pub(crate) struct Offer {
     pub at: Time,
     pub size: u32,
     pub flow: u32,
+    /// The packet's uid (a packet of an earlier flow in a reused slot is not counted).
+    pub uid: u64,
     pub forward: bool,
 }
 
@@ -114,7 +116,7 @@ impl LazyFifo {
     /// counts it whole in `stats` and `flows`, and returns `Some(start)` if it is admitted
     /// (the caller then calls [`LazyFifo::transmitted`]) or `None` if refused.
     #[inline]
-    pub fn offer(&mut self, o: &Offer, busy_until: Time, stats: &mut QueueStats, flows: &mut [FlowStats], ld: u32) -> Option<Time> {
+    pub fn offer(&mut self, o: &Offer, busy_until: Time, stats: &mut QueueStats, flows: &mut FlowTable, ld: u32) -> Option<Time> {
         // The queue at `o.at`: admitted crossings that have not started by then.
         let end = self.base + self.ledger.len() as u64;
         while self.cursor < end {
@@ -151,7 +153,7 @@ impl LazyFifo {
         o: &Offer,
         mut tx_lost: impl FnMut() -> (Time, bool),
         stats: &mut QueueStats,
-        flows: &mut [FlowStats],
+        flows: &mut FlowTable,
         ld: u32,
     ) -> Option<(Time, bool)> {
         self.cursor = self.base + self.ledger.len() as u64;
@@ -185,9 +187,9 @@ impl LazyFifo {
     }
 
     /// Counts a packet refused by the full queue at `o.at` (its arrival already counted).
-    fn refuse(&mut self, o: &Offer, stats: &mut QueueStats, flows: &mut [FlowStats], ld: u32) {
+    fn refuse(&mut self, o: &Offer, stats: &mut QueueStats, flows: &mut FlowTable, ld: u32) {
         stats.on_drop(DropReason::Overflow, o.size);
-        flows[o.flow as usize].on_drop_parts(ld, DropReason::Overflow, o.forward, o.size);
+        flows.drop_parts(o.flow, o.uid, ld, DropReason::Overflow, o.forward, o.size);
         self.record(
             o.now,
             Crossing {
@@ -207,7 +209,7 @@ impl LazyFifo {
     /// Completes an admitted crossing: serialization `tx` from `start`, `lost` or not.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    pub fn transmitted(&mut self, o: &Offer, start: Time, tx: Time, lost: bool, stats: &mut QueueStats, flows: &mut [FlowStats], ld: u32) {
+    pub fn transmitted(&mut self, o: &Offer, start: Time, tx: Time, lost: bool, stats: &mut QueueStats, flows: &mut FlowTable, ld: u32) {
         let c = Crossing {
             arr: o.at,
             start,
@@ -231,13 +233,13 @@ impl LazyFifo {
 
     /// Counts an admitted packet's departure (serialization `tx`) and its loss, if `lost`.
     #[inline]
-    fn count_departure(o: &Offer, tx: Time, lost: bool, stats: &mut QueueStats, flows: &mut [FlowStats], ld: u32) {
+    fn count_departure(o: &Offer, tx: Time, lost: bool, stats: &mut QueueStats, flows: &mut FlowTable, ld: u32) {
         stats.departures += 1;
         stats.departure_bytes += o.size as u64;
         stats.busy_ns += tx;
         if lost {
             stats.on_drop(DropReason::Loss, o.size);
-            flows[o.flow as usize].on_drop_parts(ld, DropReason::Loss, o.forward, o.size);
+            flows.drop_parts(o.flow, o.uid, ld, DropReason::Loss, o.forward, o.size);
         }
     }
 
@@ -334,9 +336,10 @@ impl LazyFifo {
         (s, qp, qb)
     }
 
-    /// Drops decided for after `t`: added to (`add`) or taken from the flows' counts.
-    pub fn flow_drops_after(&self, t: Time, flows: &mut [FlowStats], ld: u32, add: bool) {
-        for c in &self.ledger {
+    /// Drops decided for after `t`: added to (`add`) or taken from the counts of the flows
+    /// below `static_flows` (flows created during a run keep whole-life counters).
+    pub fn flow_drops_after(&self, t: Time, flows: &mut FlowTable, ld: u32, add: bool, static_flows: u32) {
+        for c in self.ledger.iter().filter(|c| c.flow < static_flows) {
             let (at, reason) = match c.fate {
                 Fate::Sent => continue,
                 Fate::Overflow => (c.arr, DropReason::Overflow),
@@ -369,18 +372,19 @@ impl LazyFifo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::FlowStats;
 
     /// A 1000-byte-per-µs link (8 Gb/s): packets of `size` bytes take `size` ns.
     fn offer(
         q: &mut LazyFifo,
         busy: &mut Time,
         stats: &mut QueueStats,
-        flows: &mut [FlowStats],
+        flows: &mut FlowTable,
         now: Time,
         at: Time,
         size: u32,
     ) -> Option<Time> {
-        let o = Offer { now, at, size, flow: 0, forward: true };
+        let o = Offer { now, at, size, flow: 0, uid: 0, forward: true };
         let start = q.offer(&o, *busy, stats, flows, 0)?;
         q.transmitted(&o, start, size as Time, false, stats, flows, 0);
         *busy = start + size as Time;
@@ -390,7 +394,7 @@ mod tests {
     #[test]
     fn burst_queues_drops_and_views_as_of_any_instant() {
         let mut q = LazyFifo::new(Limit::Packets(2));
-        let (mut busy, mut st, mut flows) = (0, QueueStats::default(), vec![FlowStats::default()]);
+        let (mut busy, mut st, mut flows) = (0, QueueStats::default(), FlowTable::new(vec![FlowStats::default()]));
         // Four 100-ns packets offered at t = 0 (decided at now = 0): one is sent at once,
         // two wait, the fourth overflows.
         let starts: Vec<_> = (0..4).map(|_| offer(&mut q, &mut busy, &mut st, &mut flows, 0, 0, 100)).collect();
@@ -413,7 +417,7 @@ mod tests {
     #[test]
     fn future_offers_are_not_seen_before_they_happen_and_reset_keeps_them() {
         let mut q = LazyFifo::new(Limit::Packets(10));
-        let (mut busy, mut st, mut flows) = (0, QueueStats::default(), vec![FlowStats::default()]);
+        let (mut busy, mut st, mut flows) = (0, QueueStats::default(), FlowTable::new(vec![FlowStats::default()]));
         // Decided at now = 0 for arrivals at 1 000 and 1 050 (cut-through).
         offer(&mut q, &mut busy, &mut st, &mut flows, 0, 1_000, 100);
         offer(&mut q, &mut busy, &mut st, &mut flows, 0, 1_050, 100);
@@ -434,11 +438,11 @@ mod tests {
     fn offers_to_a_free_transmitter_count_as_the_general_path() {
         let (mut general, mut fused) = (LazyFifo::new(Limit::Bytes(1_000)), LazyFifo::new(Limit::Bytes(1_000)));
         let (mut sg, mut sf) = (QueueStats::default(), QueueStats::default());
-        let (mut fg, mut ff) = (vec![FlowStats::default()], vec![FlowStats::default()]);
+        let (mut fg, mut ff) = (FlowTable::new(vec![FlowStats::default()]), FlowTable::new(vec![FlowStats::default()]));
         // (decided at, offered at, size, lost): each offered once the previous one is sent.
         let offers = [(0, 0, 100, false), (50, 300, 200, true), (300, 700, 1_500, false), (700, 900, 400, false)];
         for &(now, at, size, lost) in &offers {
-            let o = Offer { now, at, size, flow: 0, forward: true };
+            let o = Offer { now, at, size, flow: 0, uid: 0, forward: true };
             if let Some(start) = general.offer(&o, 0, &mut sg, &mut fg, 0) {
                 general.transmitted(&o, start, size as Time, lost, &mut sg, &mut fg, 0);
             }
@@ -460,7 +464,7 @@ mod tests {
     #[test]
     fn crossings_already_past_leave_no_ledger_entry() {
         let mut q = LazyFifo::new(Limit::Packets(10));
-        let (mut busy, mut st, mut flows) = (0, QueueStats::default(), vec![FlowStats::default()]);
+        let (mut busy, mut st, mut flows) = (0, QueueStats::default(), FlowTable::new(vec![FlowStats::default()]));
         for t in [0, 1_000, 2_000] {
             offer(&mut q, &mut busy, &mut st, &mut flows, t, t, 100);
         }

@@ -3,7 +3,7 @@
 
 use super::lazy::{LazyFifo, Offer};
 use crate::loss::LossModel;
-use crate::measure::{FlowStats, QueueStats};
+use crate::measure::{FlowTable, QueueStats};
 use crate::packet::{Kind, PacketPool, PktId};
 use crate::queue::{DropReason, Queue};
 use crate::units::{serialization, Time};
@@ -101,11 +101,11 @@ impl LinkDir {
         at: Time,
         id: PktId,
         pool: &mut PacketPool,
-        flows: &mut [FlowStats],
+        flows: &mut FlowTable,
     ) -> Option<(Time, Time)> {
         let lz = self.lazy.as_mut().expect("admit on a lazy link");
         let p = pool.get(id);
-        let o = Offer { now, at, size: p.size, flow: p.flow, forward: p.kind != Kind::Ack };
+        let o = Offer { now, at, size: p.size, flow: p.flow, uid: p.uid, forward: p.kind != Kind::Ack };
         if at >= self.busy_until {
             // The transmitter is free: the common case of a lightly loaded link.
             let (rate, rem, loss) = (self.rate_bps, &mut self.rem, &mut self.loss);

@@ -27,7 +27,7 @@ pub use link::{DropLog, LinkDir};
 pub use routing::{next_hops, MulticastTree, BRANCH};
 
 use crate::engine::{Event, Scheduler};
-use crate::measure::{FlowStats, QueueStats};
+use crate::measure::{FlowTable, QueueStats};
 use crate::packet::{PacketPool, PktId};
 use crate::queue::{DropReason, Dropped};
 use crate::units::{serialization, Time};
@@ -96,6 +96,9 @@ pub struct Network {
     out_links: Vec<Vec<u32>>,
     /// Multicast groups: group `g` has address `nodes.len() + g`.
     groups: Vec<routing::MulticastTree>,
+    /// Flows below this index are the scenario's; those above were created during the run
+    /// (their counters cover their whole life: warm-up does not restart them).
+    pub static_flows: u32,
 }
 
 impl Network {
@@ -121,6 +124,7 @@ impl Network {
             removed: Vec::new(),
             out_links: vec![Vec::new(); n],
             groups: Vec::new(),
+            static_flows: u32::MAX,
         };
         net.compute_routes();
         let mut out_degree = vec![0u32; net.nodes.len()];
@@ -141,7 +145,7 @@ impl Network {
     /// [`Network::enqueue_at`] now, for packets leaving node elements: kept out of line so
     /// that the hot paths without elements stay as the compiler inlined them before.
     #[inline(never)]
-    pub fn enqueue_now(&mut self, ld: u32, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+    pub fn enqueue_now(&mut self, ld: u32, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut FlowTable) {
         let now = sched.now();
         self.enqueue_at(ld, now, id, sched, pool, flows)
     }
@@ -158,7 +162,7 @@ impl Network {
         pred: &mut dyn FnMut(&crate::packet::Packet) -> bool,
         reason: DropReason,
         pool: &mut PacketPool,
-        flows: &mut [FlowStats],
+        flows: &mut FlowTable,
     ) -> Option<usize> {
         let link = &mut self.links[ld as usize];
         if link.lazy.is_some() {
@@ -175,7 +179,7 @@ impl Network {
             if let Some(log) = link.drop_log.as_mut() {
                 log.push(now, p, reason);
             }
-            flows[p.flow as usize].on_drop(ld, reason, p);
+            flows.drop_packet(ld, reason, p);
             pool.free(id);
         }
         debug_assert_eq!((link.qlen, link.qbytes), (link.queue.len_pkts(), link.queue.len_bytes()));
@@ -201,14 +205,15 @@ impl Network {
     /// End of warm-up at `now`, in three steps around the flows' own reset: `Restart`
     /// restarts every direction's statistics; after the flows were reset, `RestoreDrops`
     /// gives them back the drops lazy directions have already decided for after `now`.
-    pub fn warmup(&mut self, now: Time, flows: &mut [FlowStats], step: WarmupStep) {
+    pub fn warmup(&mut self, now: Time, flows: &mut FlowTable, step: WarmupStep) {
+        let static_flows = self.static_flows;
         for (i, l) in self.links.iter_mut().enumerate() {
             match (&mut l.lazy, step) {
                 (Some(lz), WarmupStep::Restart) => {
                     lz.prune(now);
                     lz.reset(now, &mut l.stats);
                 }
-                (Some(lz), WarmupStep::RestoreDrops) => lz.flow_drops_after(now, flows, i as u32, true),
+                (Some(lz), WarmupStep::RestoreDrops) => lz.flow_drops_after(now, flows, i as u32, true, static_flows),
                 (None, WarmupStep::Restart) => l.stats.reset(now, l.qlen, l.qbytes),
                 (None, WarmupStep::RestoreDrops) => {}
             }
@@ -216,13 +221,13 @@ impl Network {
     }
 
     /// End of the run at `now`: lazy directions take back everything decided for later.
-    pub fn finish(&mut self, now: Time, flows: &mut [FlowStats]) {
+    pub fn finish(&mut self, now: Time, flows: &mut FlowTable) {
         for (i, l) in self.links.iter_mut().enumerate() {
             if let Some(lz) = l.lazy.as_mut() {
                 lz.prune(now);
                 let (s, p, b) = lz.view(now, &l.stats);
                 (l.stats, l.qlen, l.qbytes) = (s, p, b);
-                lz.flow_drops_after(now, flows, i as u32, false);
+                lz.flow_drops_after(now, flows, i as u32, false, self.static_flows);
             }
         }
     }
@@ -231,7 +236,7 @@ impl Network {
     /// transmission if idle. `at` is later than now only on a lazy direction (a packet
     /// sent by an agent ahead of the clock).
     #[inline(always)]
-    pub fn enqueue_at(&mut self, ld: u32, at: Time, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+    pub fn enqueue_at(&mut self, ld: u32, at: Time, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut FlowTable) {
         if self.links[ld as usize].lazy.is_some() {
             return self.enqueue_lazy(ld, at, id, sched, pool, flows);
         }
@@ -270,7 +275,7 @@ impl Network {
             if let Some(log) = link.drop_log.as_mut() {
                 log.push(now, p, reason);
             }
-            flows[p.flow as usize].on_drop(ld, reason, p);
+            flows.drop_packet(ld, reason, p);
             pool.free(d);
         }
         debug_assert_eq!((link.qlen, link.qbytes), (link.queue.len_pkts(), link.queue.len_bytes()));
@@ -291,15 +296,7 @@ impl Network {
     /// arrival time there), until it meets a shared queue or its destination: only that
     /// arrival becomes an event.
     #[inline]
-    fn enqueue_lazy(
-        &mut self,
-        mut ld: u32,
-        mut at: Time,
-        id: PktId,
-        sched: &mut Scheduler,
-        pool: &mut PacketPool,
-        flows: &mut [FlowStats],
-    ) {
+    fn enqueue_lazy(&mut self, mut ld: u32, mut at: Time, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut FlowTable) {
         let now = sched.now();
         loop {
             let link = &mut self.links[ld as usize];
@@ -351,7 +348,7 @@ impl Network {
     /// with its arrival time `now + serialization + delay`. A `TxEnd` event is scheduled
     /// only if more packets wait, so an idle link costs one event per packet, not two.
     #[inline]
-    fn start_tx(link: &mut LinkDir, ld: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+    fn start_tx(link: &mut LinkDir, ld: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut FlowTable) {
         let now = sched.now();
         let (lp, lb) = (link.qlen, link.qbytes);
         let Some(id) = link.queue.dequeue(now, pool) else { return };
@@ -364,7 +361,7 @@ impl Network {
 
     /// Serializes packet `id` (already out of the queue, departure counted) starting now.
     #[inline]
-    fn transmit(link: &mut LinkDir, ld: u32, id: PktId, size: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+    fn transmit(link: &mut LinkDir, ld: u32, id: PktId, size: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut FlowTable) {
         let now = sched.now();
         if let Some(cap) = link.capture.as_mut() {
             cap.record(now, link.from, link.to, pool.get(id));
@@ -383,7 +380,7 @@ impl Network {
             if let Some(log) = link.drop_log.as_mut() {
                 log.push(done, p, DropReason::Loss);
             }
-            flows[p.flow as usize].on_drop(ld, DropReason::Loss, p);
+            flows.drop_packet(ld, DropReason::Loss, p);
             pool.free(id);
         } else {
             let at = done + link.delay;
@@ -401,7 +398,7 @@ impl Network {
 
     /// The transmitter of `ld` is free again and packets wait: start the next one.
     #[inline]
-    pub fn tx_end(&mut self, ld: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut [FlowStats]) {
+    pub fn tx_end(&mut self, ld: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut FlowTable) {
         let link = &mut self.links[ld as usize];
         if link.void_txends > 0 {
             link.void_txends -= 1;

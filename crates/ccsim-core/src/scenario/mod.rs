@@ -8,10 +8,11 @@
 //! module only assembles them, one function per section.
 //!
 //! Top level: `name`, `description`, `[simulation]`, `nodes`, `[[links]]`, `[dumbbell]`,
-//! `[[flows]]`, `[[elements]]`, `[[traces]]`. See `docs/scenario.md` for the full reference.
+//! `[[flows]]`, `[[elements]]`, `[[generators]]`, `[[traces]]`. See `docs/scenario.md` for the full reference.
 
 mod elements;
 mod flows;
+mod generators;
 mod topology;
 mod traces;
 
@@ -37,6 +38,7 @@ pub struct Spec {
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
     pub elements: Vec<ElementSpec>,
+    pub generators: Vec<GeneratorSpec>,
     pub traces: Vec<TraceSpec>,
     pub pcaps: Vec<PcapSpec>,
     /// Link directions whose drops are logged one by one (`kind = "drops"` traces).
@@ -51,6 +53,7 @@ pub struct PcapSpec {
 }
 
 /// Per direction: index 0 is `a->b`, 1 is `b->a`.
+#[derive(Clone)]
 pub struct LinkSpec {
     pub name: String,
     pub a: u32,
@@ -72,6 +75,52 @@ pub struct FlowSpec {
     pub start_jitter: Time,
     pub stop: Option<Time>,
     pub app: Arc<dyn FlowConfig>,
+}
+
+/// A traffic generator: flows opened during the run between host pools.
+#[derive(Clone, Debug)]
+pub struct GeneratorSpec {
+    pub name: String,
+    /// Senders and receivers: each flow goes from one of `src` to one of `dst` (not the same node).
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    pub arrivals: Arrivals,
+    /// Flow sizes, bytes (each draw rounded, at least 1).
+    pub size: crate::dist::Dist,
+    /// What each flow runs (a sized flow kind).
+    pub transport: Arc<dyn FlowConfig>,
+    pub start: Time,
+    /// No flow is opened at or after this time.
+    pub stop: Option<Time>,
+    pub max_flows: Option<u64>,
+    /// Compute each flow's time alone on its idle path, and its slowdown.
+    pub slowdown: bool,
+}
+
+/// When a generator opens flows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arrivals {
+    /// Open loop: a Poisson process of `rate` flows per second.
+    Poisson { rate: f64 },
+    /// Open loop: at these times (ns, sorted).
+    Times(Vec<Time>),
+    /// Closed loop: `users` users, each opening a flow, waiting for its completion, then
+    /// thinking for a time drawn from `think` (seconds) before the next; a user's first
+    /// flow comes after one think time. User `u` always receives at `dst[u % len]`.
+    Closed { users: u32, think: crate::dist::Dist },
+}
+
+impl Arrivals {
+    /// As scenario values (times in seconds).
+    pub fn params(&self) -> Value {
+        match self {
+            Arrivals::Poisson { rate } => serde_json::json!({ "kind": "poisson", "rate": rate }),
+            Arrivals::Times(t) => {
+                serde_json::json!({ "kind": "times", "times": t.iter().map(|&x| crate::units::to_secs(x)).collect::<Vec<_>>() })
+            }
+            Arrivals::Closed { users, think } => serde_json::json!({ "kind": "closed", "users": users, "think": think }),
+        }
+    }
 }
 
 /// A node element placed on a node.
@@ -156,7 +205,25 @@ impl Spec {
             .iter()
             .map(|e| serde_json::json!({ "name": e.name, "node": self.nodes[e.node as usize], "kind": e.config.kind(), "params": e.config.params() }))
             .collect();
-        serde_json::json!({ "links": links, "flows": flows, "elements": elements })
+        let generators: Vec<Value> = self
+            .generators
+            .iter()
+            .map(|g| {
+                serde_json::json!({
+                    "name": g.name,
+                    "src": g.src.iter().map(|&v| &self.nodes[v as usize]).collect::<Vec<_>>(),
+                    "dst": g.dst.iter().map(|&v| &self.nodes[v as usize]).collect::<Vec<_>>(),
+                    "arrivals": g.arrivals.params(),
+                    "size": g.size,
+                    "transport": { "kind": g.transport.kind(), "params": g.transport.params() },
+                    "start": crate::units::to_secs(g.start),
+                    "stop": g.stop.map(crate::units::to_secs),
+                    "max_flows": g.max_flows,
+                    "slowdown": g.slowdown,
+                })
+            })
+            .collect();
+        serde_json::json!({ "links": links, "flows": flows, "elements": elements, "generators": generators })
     }
 }
 
@@ -296,6 +363,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     let flows = flows::parse(&mut top, &topo, errs, &mut refs);
     let elements = elements::parse(&mut top, &topo, &flows, errs, &mut refs);
     check_multicast(&topo, &flows.flows, &elements.elements, &mut refs);
+    let generators = generators::parse(&mut top, &topo, errs, &mut refs);
     let tr = traces::parse(&mut top, &topo, &flows, &elements, errs, &mut refs);
     if topology_ok {
         errs.0.extend(refs.0);
@@ -311,6 +379,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
         links: topo.links,
         flows: flows.flows,
         elements: elements.elements,
+        generators,
         traces: tr.traces,
         pcaps: tr.pcaps,
         drop_logs: tr.drop_logs,

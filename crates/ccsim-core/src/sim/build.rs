@@ -3,6 +3,7 @@
 //! that may take packets ahead of the clock.
 
 use super::elements::ElemSlot;
+use super::generators::GenState;
 use super::{FlowSlot, RecvSlot, SimOptions, Simulation, TraceState};
 use crate::agent::{Core, TIMER_START, TIMER_STOP};
 use crate::engine::{Event, Scheduler};
@@ -62,6 +63,9 @@ impl Simulation {
         let elem_node: Vec<bool> = chains.iter().map(|c| !c.is_empty()).collect();
         if !opts.per_hop_events {
             let mut ends: Vec<(u32, u32)> = spec.flows.iter().flat_map(|f| f.dsts.iter().map(|&d| (f.src, d))).collect();
+            for g in &spec.generators {
+                ends.extend(g.src.iter().flat_map(|&s| g.dst.iter().filter(move |&&d| d != s).map(move |&d| (s, d))));
+            }
             // Elements may originate packets towards any flow end: their paths count too.
             let flow_ends: Vec<u32> = ends.iter().flat_map(|&(a, b)| [a, b]).collect();
             for (v, _) in elem_node.iter().enumerate().filter(|(_, e)| **e) {
@@ -113,6 +117,8 @@ impl Simulation {
                 sender,
                 receiver,
                 others: receivers,
+                seq_floor: 0,
+                dynf: None,
             });
         }
         if spec.warmup > 0 {
@@ -165,6 +171,12 @@ impl Simulation {
         let mut node_agent = vec![(u32::MAX, 0u16); net.nodes.len()];
         if !opts.per_hop_events {
             let mut ends = vec![0u32; net.nodes.len()];
+            // Hosts of generated flows hold many flow ends over the run: never taken ahead.
+            for g in &spec.generators {
+                for &v in g.src.iter().chain(&g.dst) {
+                    ends[v as usize] += 2;
+                }
+            }
             for (i, f) in flows.iter().enumerate() {
                 ends[f.src as usize] += 1;
                 node_agent[f.src as usize] = (i as u32, 0);
@@ -184,14 +196,20 @@ impl Simulation {
             }
         }
         let nflows = flows.len();
+        net.static_flows = nflows as u32;
+        let mut gens: Vec<GenState> = spec.generators.iter().map(|g| GenState::new(g.clone(), seed)).collect();
+        for (i, g) in gens.iter_mut().enumerate() {
+            g.first_arrivals(i as u32, &mut sched);
+        }
         let mut sim = Simulation {
             core: Core {
                 sched,
                 net,
                 pool: PacketPool::new(),
-                flows: vec![FlowStats::default(); nflows],
+                flows: crate::measure::FlowTable::new(vec![FlowStats::default(); nflows]),
                 elem_node,
                 work: Default::default(),
+                flow_events: Vec::new(),
                 rx: vec![FlowStats::default(); rx_count as usize],
             },
             flows,
@@ -209,6 +227,14 @@ impl Simulation {
             params,
             elements,
             chains,
+            gens,
+            n_static: nflows as u32,
+            free_slots: Vec::new(),
+            fct: Default::default(),
+            flows_opened: 0,
+            stale_packets: 0,
+            stop_when_idle: opts.stop_when_idle,
+            link_specs: spec.links,
         };
         sim.set_horizon();
         Ok(sim)

@@ -56,7 +56,7 @@ impl Simulation {
                 // A multicast packet where its tree branches (not replicated: the element
                 // there let it past) or off its tree.
                 let p = c.pool.get(w.id);
-                c.flows[p.flow as usize].on_drop(w.node, crate::queue::DropReason::Policed, p);
+                c.flows.drop_packet(w.node, crate::queue::DropReason::Policed, p);
                 c.pool.free(w.id);
                 return;
             }

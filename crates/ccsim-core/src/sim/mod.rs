@@ -4,6 +4,8 @@
 mod ahead;
 mod build;
 mod elements;
+mod fct;
+mod generators;
 mod results;
 
 pub use results::{Results, StopReason};
@@ -29,6 +31,11 @@ struct FlowSlot {
     /// The first receiver, kept inline (a unicast flow's only one), and any others.
     receiver: RecvSlot,
     others: Vec<RecvSlot>,
+    /// Timer events scheduled before this sequence number belong to an earlier flow in
+    /// this slot (see [`generators`]).
+    seq_floor: u64,
+    /// A flow created during the run by a traffic generator.
+    dynf: Option<Box<generators::DynFlow>>,
 }
 
 /// One receiver of a flow.
@@ -92,6 +99,9 @@ pub struct SimOptions {
     /// of the same model), instead of the event-free FIFO links and cut-through (see
     /// [`crate::net`]). Slower; for validating the fast paths.
     pub per_hop_events: bool,
+    /// End the run once every traffic generator is exhausted and its flows are done
+    /// (stop reason `idle`), instead of at the scenario's duration.
+    pub stop_when_idle: bool,
 }
 
 pub struct Simulation {
@@ -119,6 +129,19 @@ pub struct Simulation {
     /// Node elements, and per node the indices of its elements in order.
     elements: Vec<elements::ElemSlot>,
     chains: Vec<Vec<u32>>,
+    /// Traffic generators; flows below `n_static` are the scenario's, the others slots
+    /// of flows created during the run (free ones in `free_slots`).
+    gens: Vec<generators::GenState>,
+    n_static: u32,
+    free_slots: Vec<u32>,
+    fct: generators::FctRows,
+    flows_opened: u64,
+    /// Packets of a slot's earlier flow discarded at their destination.
+    stale_packets: u64,
+    /// End the run as soon as every generator is exhausted and no flow of theirs is alive.
+    stop_when_idle: bool,
+    /// The links, with their configurations (a flow's idle path is rebuilt from them).
+    link_specs: Vec<crate::scenario::LinkSpec>,
 }
 
 impl Simulation {
@@ -136,6 +159,17 @@ impl Simulation {
     /// Per-flow statistics so far.
     pub fn flow_stats(&self) -> &[FlowStats] {
         &self.core.flows
+    }
+
+    /// Heap bytes held by the flow-completion rows so far (the one part of a run's memory
+    /// that grows with every flow opened: a row per flow, about 80 bytes).
+    pub fn fct_rows_bytes(&self) -> usize {
+        self.fct.heap_bytes()
+    }
+
+    /// Flow slots allocated (the scenario's flows and the most generated flows alive at once).
+    pub fn flow_slots(&self) -> usize {
+        self.flows.len()
     }
 
     /// Current simulated time.
@@ -191,6 +225,11 @@ impl Simulation {
         // Copied out so the agent may send (and the pool grow) while reading it.
         let p = *self.core.pool.get(id);
         self.core.pool.free(id);
+        if p.uid < self.core.flows[p.flow as usize].uid_floor {
+            // A packet of an earlier flow in this (reused) slot.
+            self.stale_packets += 1;
+            return;
+        }
         let slot = &self.flows[p.flow as usize];
         let end = if p.src != slot.src {
             self.core.flows[p.flow as usize].reverse_delivered_pkts += 1;
@@ -206,6 +245,9 @@ impl Simulation {
             }
         };
         self.agent_call_at(now, p.flow, end, |a, ctx| a.on_packet(ctx, &p));
+        if p.flow >= self.n_static && end != 0 {
+            self.dyn_delivered(p.flow, now);
+        }
     }
 
     fn sample(&mut self, ti: u32) {
@@ -262,7 +304,9 @@ impl Simulation {
     fn end_warmup(&mut self) {
         let now = self.core.sched.now();
         self.core.net.warmup(now, &mut self.core.flows, WarmupStep::Restart);
-        for s in self.core.flows.iter_mut().chain(self.core.rx.iter_mut()) {
+        // Flows created during the run keep whole-life counters (their completion rows).
+        let n = self.n_static as usize;
+        for s in self.core.flows[..n].iter_mut().chain(self.core.rx.iter_mut()) {
             s.reset(now);
         }
         for e in &mut self.elements {
@@ -287,7 +331,7 @@ impl Simulation {
         let until = self.duration;
         let max_events = self.max_events.unwrap_or(u64::MAX);
         loop {
-            let Some((_, ev)) = self.core.sched.pop_until(until) else {
+            let Some((_, seq, ev)) = self.core.sched.pop_seq_until(until) else {
                 self.core.sched.advance_to(until);
                 return StopReason::EndTime;
             };
@@ -301,11 +345,14 @@ impl Simulation {
                 Event::NodeArrive { node } => {
                     self.core.net.node_arrive(node, &mut self.core.sched, &mut self.core.pool, &mut self.core.flows)
                 }
-                Event::Timer { flow, token, end, kind } => match kind {
+                // A timer scheduled before its slot's flow began is an earlier flow's: ignored.
+                Event::Timer { flow, token, end, kind } if seq >= self.flows[flow as usize].seq_floor => match kind {
                     TIMER_START => self.agent_call(flow, end, |a, ctx| a.start(ctx)),
                     TIMER_STOP => self.agent_call(flow, end, |a, ctx| a.stop(ctx)),
                     _ => self.agent_call(flow, end, |a, ctx| a.on_timer(ctx, kind, token)),
                 },
+                Event::Timer { .. } => {}
+                Event::Generate { gen, user } => self.generate(gen, user),
                 Event::ElemTimer { elem, kind, token } => self.element_timer(elem, kind, token),
                 Event::Sample { trace } => self.sample(trace),
                 Event::WarmupEnd => self.end_warmup(),
@@ -313,6 +360,12 @@ impl Simulation {
             if !self.core.work.is_empty() {
                 // Packets sent at a node with elements go through them now.
                 self.run_work();
+            }
+            if !self.core.flow_events.is_empty() || !self.core.flows.resolved.is_empty() {
+                self.flow_events();
+                if self.stop_when_idle && self.idle() {
+                    return StopReason::Idle;
+                }
             }
             if let Some(r) = self.check_stop(max_events, should_stop) {
                 return r;

@@ -15,6 +15,8 @@ pub enum StopReason {
     MaxEvents,
     /// Asked to stop (e.g. Ctrl-C).
     Interrupted,
+    /// Every traffic generator was exhausted and its flows done (runs that stop when idle).
+    Idle,
 }
 
 impl StopReason {
@@ -23,6 +25,7 @@ impl StopReason {
             StopReason::EndTime => "end_time",
             StopReason::MaxEvents => "max_events",
             StopReason::Interrupted => "interrupted",
+            StopReason::Idle => "idle",
         }
     }
 }
@@ -52,6 +55,13 @@ pub struct Results {
     /// One row per (flow, receiver): what each receiver got (for a flow with one receiver,
     /// its row repeats the flow's delivery columns).
     pub receivers: Table,
+    /// One row per flow opened by a traffic generator: size, start, end, completion time,
+    /// the time alone on the idle path and the slowdown (see [`Simulation`]'s generators).
+    pub fct: Table,
+    /// Flows opened by traffic generators.
+    pub flows_opened: u64,
+    /// Packets of a finished generated flow that reached a later flow's slot (discarded).
+    pub stale_packets: u64,
     pub series: Vec<(String, Table)>,
     /// Files written (pcap captures): (link direction, path).
     pub files: Vec<(String, String)>,
@@ -65,11 +75,19 @@ impl Simulation {
         let now = self.core.sched.now();
         self.core.net.finish(now, &mut self.core.flows);
         let mut flows = Table::default();
-        let nf = self.flows.len();
+        // Flows created during the run still open: their rows (incomplete) and drop sites.
+        for f in self.n_static..self.flows.len() as u32 {
+            if self.flows[f as usize].dynf.is_some() {
+                self.fct_row(f);
+                self.merge_drops(f);
+            }
+        }
+        let fct = self.fct_table();
+        let nf = self.n_static as usize;
         let f64col = |f: &dyn Fn(usize) -> f64| Column::F64((0..nf).map(f).collect());
         let i64col = |f: &dyn Fn(usize) -> i64| Column::I64((0..nf).map(f).collect());
-        let st = &self.core.flows;
-        let slots = &self.flows;
+        let st = &self.core.flows[..nf];
+        let slots = &self.flows[..nf];
         let nodes = &self.core.net.nodes;
         let window = |i: usize| {
             let s = &slots[i];
@@ -185,10 +203,13 @@ impl Simulation {
         let mut drops = Table::default();
         let (mut d_flow, mut d_name, mut d_link, mut d_reason, mut d_dir, mut d_pkts, mut d_bytes) =
             (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
-        for (i, s) in st.iter().enumerate() {
-            for site in &s.drop_sites {
-                d_flow.push(i as i64);
-                d_name.push(slots[i].name.clone());
+        // The scenario's flows, then each generator's flows together (flow = -1).
+        let static_sites = st.iter().enumerate().map(|(i, s)| (i as i64, slots[i].name.as_str(), &s.drop_sites));
+        let gen_sites = self.gens.iter().map(|g| (-1i64, g.spec.name.as_str(), &g.drop_sites));
+        for (i, name, sites) in static_sites.chain(gen_sites) {
+            for site in sites {
+                d_flow.push(i);
+                d_name.push(name.to_string());
                 d_link.push(match links.get(site.link as usize) {
                     Some(l) => l.name.clone(),
                     None => format!("element:{}", self.elements[site.link as usize - links.len()].name),
@@ -226,7 +247,7 @@ impl Simulation {
                 series.push((format!("drops:{}", l.name), log.into_table()));
             }
         }
-        for f in self.flows.iter_mut() {
+        for f in self.flows[..nf].iter_mut() {
             let mut tables = f.sender.tables();
             tables.extend(f.receivers_mut().flat_map(|r| r.agent.tables()));
             for (tname, t) in tables {
@@ -254,6 +275,9 @@ impl Simulation {
             drops,
             elements,
             receivers,
+            fct,
+            flows_opened: self.flows_opened,
+            stale_packets: self.stale_packets,
             series,
             files,
             warnings,
@@ -292,7 +316,7 @@ impl Simulation {
     fn receiver_table(&self, now: crate::units::Time) -> Table {
         let nodes = &self.core.net.nodes;
         let (mut flow, mut name, mut node, mut stats, mut windows, mut summaries) = (vec![], vec![], vec![], vec![], vec![], vec![]);
-        for (i, s) in self.flows.iter().enumerate() {
+        for (i, s) in self.flows[..self.n_static as usize].iter().enumerate() {
             let begin = s.start.max(self.warmup);
             let end = s.stop.unwrap_or(now).min(now);
             for r in s.receivers() {

@@ -301,12 +301,15 @@ impl FlowConfig for TcpFlow {
     }
     fn build(&self, rng: SimRng, size: Option<u64>, _receivers: usize) -> (Box<dyn Agent>, Vec<Box<dyn Agent>>) {
         let bytes = size.or(self.cfg.bytes);
-        (Box::new(TcpSender::new(self.cfg.clone(), rng, bytes)), vec![Box::new(TcpReceiver::new(self.cfg.clone()))])
+        (Box::new(TcpSender::new(self.cfg.clone(), rng, bytes)), vec![Box::new(TcpReceiver::new(self.cfg.clone(), bytes))])
     }
     fn params(&self) -> serde_json::Value {
         self.cfg.params()
     }
     fn sized(&self) -> bool {
+        true
+    }
+    fn receiver_completes(&self) -> bool {
         true
     }
 }

@@ -27,10 +27,13 @@ pub struct TcpReceiver {
     updates: u64,
     pub acks_sent: u64,
     pub dup_segments: u64,
+    /// Bytes of a finite transfer (its completion is reported once they are all here).
+    total: Option<u64>,
 }
 
 impl TcpReceiver {
-    pub fn new(cfg: Arc<TcpConfig>) -> Self {
+    /// A receiver for a transfer of `total` bytes (None: infinite).
+    pub fn new(cfg: Arc<TcpConfig>, total: Option<u64>) -> Self {
         TcpReceiver {
             cfg,
             rcv_nxt: 0,
@@ -43,6 +46,7 @@ impl TcpReceiver {
             updates: 0,
             acks_sent: 0,
             dup_segments: 0,
+            total,
         }
     }
 
@@ -142,6 +146,9 @@ impl Agent for TcpReceiver {
         }
         self.ts_recent = p.sent_at;
         ctx.add_goodput(self.rcv_nxt - before);
+        if self.total.is_some_and(|t| before < t && self.rcv_nxt >= t) {
+            ctx.complete();
+        }
         if !self.cfg.delayed_ack || had_holes {
             return self.send_ack(ctx, None);
         }

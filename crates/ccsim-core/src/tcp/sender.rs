@@ -390,6 +390,7 @@ impl TcpSender {
         }
         if self.done_at.is_none() && self.snd_una >= self.app_limit {
             self.done_at = Some(ctx.now);
+            ctx.finished();
         }
         match prr_budget {
             Some(b) if self.cfg.recovery == Recovery::Sack => self.sack_send(ctx, Some(b)),

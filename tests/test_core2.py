@@ -1,0 +1,90 @@
+"""Core II from the user's side: node elements, multicast, traffic generators (the three
+examples), the flow-completion table and its plot."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ccsim
+from ccsim import plot
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ccsim", *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def test_web_traffic_example_writes_an_fct_table_and_plots_it(tmp_path):
+    out = tmp_path / "web"
+    p = _cli("run", str(EXAMPLES / "web_traffic.toml"), "--out", str(out), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "generated flows" in p.stdout
+    fct = pd.read_parquet(out / "fct.parquet")
+    assert len(fct) >= 2000
+    assert set(fct["generator"]) == {"left-to-right", "right-to-left"}
+    done = fct[fct["end_s"].notna()]
+    assert len(done) > 0.99 * len(fct)
+    assert (done["fct_s"] > 0).all() and done["ideal_s"].notna().all()
+    assert done["slowdown"].median() >= 1.0
+    res = ccsim.Results.load(out)
+    assert len(res.fct) == len(fct) == res.meta["flows_opened"]
+    fig, axes = plot.fct(res)
+    assert axes[0].get_xscale() == "log" and len(axes[1].lines) >= 4
+    png = plot.save(fig, tmp_path / "fct.png")
+    assert png.stat().st_size > 10_000
+
+
+def test_same_seed_gives_a_byte_identical_fct_file(tmp_path):
+    digests = []
+    for k in range(2):
+        out = tmp_path / f"run{k}"
+        p = _cli("run", str(EXAMPLES / "web_traffic.toml"), "--out", str(out), "--set", "simulation.duration=15s", "-q", cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        digests.append(hashlib.sha256((out / "fct.parquet").read_bytes()).hexdigest())
+    assert digests[0] == digests[1]
+
+
+def test_shaper_and_policer_example():
+    res = ccsim.run(EXAMPLES / "shaper.toml")
+    el = res.elements.set_index("element")
+    flows = res.flows.set_index("name")
+    # The shaper lets 5 Mb/s through (plus one 15 KB burst over 10 s) and drops the rest.
+    assert flows.loc["shaped", "goodput_bps"] == pytest.approx(5e6, rel=0.01)
+    assert el.loc["tbf", "drops_buffer"] > 0 and el.loc["tbf", "max_queue_bytes"] <= 30_000
+    # The policer re-marks about a quarter of a 4 Mb/s flow at 3 Mb/s, drops none.
+    share = el.loc["police", "exceed_pkts"] / el.loc["police", "arrivals"]
+    assert 0.2 < share < 0.3 and el.loc["police", "drops_policed"] == 0
+    assert {"element:tbf", "element:police", "element:tbf:departures"} <= set(res.series_names)
+
+
+def test_multicast_example():
+    res = ccsim.run(EXAMPLES / "multicast.toml")
+    rx = res.receivers.set_index("receiver")
+    sent = int(res.flows["sent_pkts"][0])
+    q = res.queues.set_index("direction")
+    # The shared link carries each packet once; the clean branches deliver everything but
+    # the few packets still on their way at the end.
+    assert q.loc["r0->r1", "departures"] <= sent
+    assert sent - 5 <= rx.loc["d0", "delivered_pkts"] <= sent and sent - 10 <= rx.loc["d1", "delivered_pkts"] <= sent
+    # The slow, lossy branch to d2 loses what its queue and its wire drop.
+    assert q.loc["r1->d2", "drops_overflow"] > 0 and q.loc["r1->d2", "drops_loss"] > 0
+    on_d2 = q.loc["r1->d2", "departures"] - q.loc["r1->d2", "drops_loss"]
+    assert on_d2 - 3 <= rx.loc["d2", "delivered_pkts"] <= on_d2
+    assert rx.loc["d2", "delivered_pkts"] < 0.7 * rx.loc["d0", "delivered_pkts"]
+
+
+def test_generator_errors_name_the_field():
+    d = ccsim.load(EXAMPLES / "web_traffic.toml")
+    d["generators"][0]["size"] = {"kind": "pareto", "mean": "-5KB"}
+    d["generators"][1]["transport"] = {"kind": "onoff", "rate": "1Mbps"}
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.validate(d)
+    paths = [p for p, _ in e.value.errors]
+    assert "generators[0].size.mean" in paths and "generators[1].transport" in paths
