@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 
 
 #: The result tables every run has (one parquet file each).
-TABLES = ("flows", "queues", "drops", "elements", "receivers", "fct")
+TABLES = ("flows", "queues", "drops", "elements", "receivers", "fct", "queue_classes", "flow_classes")
 
 
 def _arrow(cols: list) -> pa.Table:
@@ -113,6 +113,18 @@ class Results:
     def drops(self):
         """Where each flow lost packets: one row per (flow, link direction or element, reason, direction)."""
         return self.tables["drops"].to_pandas()
+
+    @property
+    def queue_classes(self):
+        """Per traffic class (DSCP) at each link direction that carried a marked packet:
+        arrivals, departures, drops (packets and bytes), packets queued at the end."""
+        return self.tables["queue_classes"].to_pandas()
+
+    @property
+    def flow_classes(self):
+        """Per traffic class of each flow with a marked packet: sent, delivered (packets,
+        bytes, payload) and dropped, with the class each packet had there."""
+        return self.tables["flow_classes"].to_pandas()
 
     @property
     def fct(self):

@@ -128,12 +128,20 @@ impl<'a> Ctx<'a> {
             q.dst = peer;
             q.sent_at = now;
         });
-        let size = self.core.pool.get(id).size;
+        let (size, dscp) = {
+            let p = self.core.pool.get(id);
+            (p.size, p.dscp)
+        };
         let st = &mut self.core.flows[flow as usize];
         match self.side {
             Side::Sender => {
                 st.sent_pkts += 1;
                 st.sent_bytes += size as u64;
+                if dscp != 0 {
+                    let c = st.class(dscp);
+                    c.sent_pkts += 1;
+                    c.sent_bytes += size as u64;
+                }
             }
             Side::Receiver => st.reverse_sent_pkts += 1,
         }

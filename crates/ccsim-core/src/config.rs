@@ -220,6 +220,24 @@ impl<'v> Obj<'v> {
         self.bytes(key, errs)
     }
 
+    /// A DiffServ code point: a whole number 0-63 or a standard name (`"AF11"`, `"EF"`,
+    /// `"BE"`, `"CS1"`, ...).
+    pub fn dscp(&mut self, key: &'static str, errs: &mut Errors) -> Option<u8> {
+        let v = self.get(key)?;
+        let d = match v {
+            Value::Number(n) => n.as_u64().filter(|&x| x < 64).map(|x| x as u8),
+            Value::String(s) => crate::packet::DSCP_NAMES.iter().find(|(_, n)| n.eq_ignore_ascii_case(s.trim())).map(|(c, _)| *c),
+            _ => None,
+        };
+        if d.is_none() {
+            errs.add(
+                self.at(key),
+                format!("expected a DSCP code point: a whole number from 0 to 63 or a name such as 'AF11', 'EF', 'BE', got {}", show(v)),
+            );
+        }
+        d
+    }
+
     /// A float in `[lo, hi]`.
     pub fn float(&mut self, key: &'static str, lo: f64, hi: f64, errs: &mut Errors) -> Option<f64> {
         let v = self.get(key)?;

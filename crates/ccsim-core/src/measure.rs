@@ -5,6 +5,78 @@ use crate::packet::Packet;
 use crate::queue::DropReason;
 use crate::units::{to_secs, Time};
 
+/// Counters of one traffic class (a DSCP code point) at a queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClassCounts {
+    pub arrivals: u64,
+    pub arrival_bytes: u64,
+    pub departures: u64,
+    pub departure_bytes: u64,
+    /// Drops of every reason, wire loss included.
+    pub drops: u64,
+    pub drop_bytes: u64,
+    /// Packets of the class in the queue now (event-driven directions; lazy ones compute
+    /// it when viewed).
+    pub len_pkts: i64,
+}
+
+impl ClassCounts {
+    fn sub(&mut self, o: &ClassCounts) {
+        self.arrivals -= o.arrivals;
+        self.arrival_bytes -= o.arrival_bytes;
+        self.departures -= o.departures;
+        self.departure_bytes -= o.departure_bytes;
+        self.drops -= o.drops;
+        self.drop_bytes -= o.drop_bytes;
+    }
+}
+
+/// Per-class counters of the classes other than 0 (best effort), allocated at the first
+/// packet of such a class: class 0's counts are the totals minus these, so traffic that
+/// is never marked costs nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Classes(Option<Box<[ClassCounts; 64]>>);
+
+impl Classes {
+    /// Class `c`'s counters (c ≠ 0), created on first use.
+    #[inline]
+    pub fn get(&mut self, c: u8) -> &mut ClassCounts {
+        &mut self.0.get_or_insert_with(|| Box::new([ClassCounts::default(); 64]))[c as usize & 63]
+    }
+
+    /// Class `c`'s counters (zero if none seen).
+    pub fn peek(&self, c: u8) -> ClassCounts {
+        self.0.as_ref().map(|a| a[c as usize & 63]).unwrap_or_default()
+    }
+
+    /// The counters of every class other than 0 seen so far.
+    pub fn seen(&self) -> impl Iterator<Item = (u8, &ClassCounts)> {
+        self.0.iter().flat_map(|a| a.iter().enumerate().skip(1).filter(|(_, c)| **c != ClassCounts::default()).map(|(i, c)| (i as u8, c)))
+    }
+
+    /// Whether any class other than 0 was seen.
+    pub fn any(&self) -> bool {
+        self.0.is_some()
+    }
+
+    fn sub(&mut self, o: &Classes) {
+        if let (Some(a), Some(b)) = (self.0.as_mut(), o.0.as_ref()) {
+            for (x, y) in a.iter_mut().zip(b.iter()) {
+                x.sub(y);
+            }
+        }
+    }
+
+    /// Restarts the counters, keeping the queue lengths.
+    fn reset(&mut self) {
+        if let Some(a) = self.0.as_mut() {
+            for c in a.iter_mut() {
+                *c = ClassCounts { len_pkts: c.len_pkts, ..Default::default() };
+            }
+        }
+    }
+}
+
 /// Counters of one link direction's queue. Time averages cover `[since, now]`.
 #[derive(Clone, Debug, Default)]
 pub struct QueueStats {
@@ -22,6 +94,8 @@ pub struct QueueStats {
     area_bytes: u128,
     last: Time,
     pub since: Time,
+    /// Per-class counters (see [`Classes`]).
+    pub classes: Classes,
 }
 
 impl QueueStats {
@@ -98,6 +172,7 @@ impl QueueStats {
         self.busy_ns -= o.busy_ns;
         self.area_pkts -= o.area_pkts;
         self.area_bytes -= o.area_bytes;
+        self.classes.sub(&o.classes);
     }
 
     /// A packet of `size` bytes taken out of the queue (holding `len_pkts` / `len_bytes`
@@ -116,7 +191,39 @@ impl QueueStats {
     /// Restarts the counters at `now` (end of warm-up) for a queue currently holding
     /// `len_pkts` / `len_bytes`.
     pub fn reset(&mut self, now: Time, len_pkts: usize, len_bytes: u64) {
-        *self = QueueStats { last: now, since: now, max_pkts: len_pkts as u64, max_bytes: len_bytes, ..Default::default() };
+        let mut classes = std::mem::take(&mut self.classes);
+        classes.reset();
+        *self = QueueStats { last: now, since: now, max_pkts: len_pkts as u64, max_bytes: len_bytes, classes, ..Default::default() };
+    }
+
+    /// A packet of class `c` (≠ 0), `size` bytes, arrived; `admitted` into the queue.
+    #[cold]
+    #[inline(never)]
+    pub fn class_arrival(&mut self, c: u8, size: u32, admitted: bool) {
+        let k = self.classes.get(c);
+        k.arrivals += 1;
+        k.arrival_bytes += size as u64;
+        k.len_pkts += admitted as i64;
+    }
+
+    /// A packet of class `c` (≠ 0) left the queue (`queued`: it was in it) for the wire.
+    #[cold]
+    #[inline(never)]
+    pub fn class_departure(&mut self, c: u8, size: u32, queued: bool) {
+        let k = self.classes.get(c);
+        k.departures += 1;
+        k.departure_bytes += size as u64;
+        k.len_pkts -= queued as i64;
+    }
+
+    /// A packet of class `c` (≠ 0) was dropped (`queued`: out of the queue).
+    #[cold]
+    #[inline(never)]
+    pub fn class_drop(&mut self, c: u8, size: u32, queued: bool) {
+        let k = self.classes.get(c);
+        k.drops += 1;
+        k.drop_bytes += size as u64;
+        k.len_pkts -= queued as i64;
     }
 
     /// Time-averaged queue length (packets, bytes) over `[since, now]`.
@@ -153,6 +260,8 @@ pub struct FlowStats {
     pub sent_bytes: u64,
     pub delivered_pkts: u64,
     pub delivered_bytes: u64,
+    /// Application payload bytes delivered (every delivery, duplicates included).
+    pub delivered_payload: u64,
     /// Unique application payload bytes delivered (set by the receiving agent).
     pub goodput_bytes: u64,
     pub reverse_sent_pkts: u64,
@@ -167,6 +276,21 @@ pub struct FlowStats {
     pub uid_floor: u64,
     /// Watched for completion: a drop puts the flow in [`FlowTable::resolved`].
     pub watch: bool,
+    /// Per-class counts of packets of classes other than 0 (sent with, delivered with,
+    /// dropped with that class; a packet's class may change on the way).
+    pub classes: Vec<(u8, FlowClassCounts)>,
+}
+
+/// A flow's packets of one class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowClassCounts {
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub delivered_pkts: u64,
+    pub delivered_bytes: u64,
+    /// Bytes of application payload delivered (every delivery, duplicates included).
+    pub delivered_payload: u64,
+    pub drops: u64,
 }
 
 /// Every flow's counters, indexed by flow (slot), with the drop bookkeeping of flows
@@ -187,17 +311,22 @@ impl FlowTable {
     /// Counts the drop of packet `p` at `site` (a link direction or an element).
     #[inline]
     pub fn drop_packet(&mut self, site: u32, reason: DropReason, p: &Packet) {
-        self.drop_parts(p.flow, p.uid, site, reason, p.kind != crate::packet::Kind::Ack, p.size)
+        self.drop_parts(p.flow, p.uid, site, reason, p.kind != crate::packet::Kind::Ack, p.size, p.dscp)
     }
 
-    /// Counts the drop of packet `uid` of `flow` (`forward`: not an ACK), `size` bytes.
+    /// Counts the drop of packet `uid` of `flow` (`forward`: not an ACK), `size` bytes, of
+    /// class `dscp`.
     #[inline]
-    pub fn drop_parts(&mut self, flow: u32, uid: u64, site: u32, reason: DropReason, forward: bool, size: u32) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn drop_parts(&mut self, flow: u32, uid: u64, site: u32, reason: DropReason, forward: bool, size: u32, dscp: u8) {
         let s = &mut self.stats[flow as usize];
         if uid < s.uid_floor {
             return;
         }
         s.on_drop_parts(site, reason, forward, size);
+        if dscp != 0 {
+            s.class(dscp).drops += 1;
+        }
         if s.watch {
             self.resolved.push(flow);
         }
@@ -218,6 +347,28 @@ impl std::ops::DerefMut for FlowTable {
 }
 
 impl FlowStats {
+    #[cold]
+    #[inline(never)]
+    fn class_delivered(&mut self, p: &Packet) {
+        let c = self.class(p.dscp);
+        c.delivered_pkts += 1;
+        c.delivered_bytes += p.size as u64;
+        c.delivered_payload += p.payload as u64;
+    }
+
+    /// Class `c`'s counts (c ≠ 0).
+    #[cold]
+    pub fn class(&mut self, c: u8) -> &mut FlowClassCounts {
+        let i = match self.classes.iter().position(|(k, _)| *k == c) {
+            Some(i) => i,
+            None => {
+                self.classes.push((c, FlowClassCounts::default()));
+                self.classes.len() - 1
+            }
+        };
+        &mut self.classes[i].1
+    }
+
     /// A drop of a `size`-byte packet (`forward`: a non-ACK packet of this flow).
     #[inline]
     pub fn on_drop_parts(&mut self, link: u32, reason: DropReason, forward: bool, size: u32) {
@@ -246,6 +397,10 @@ impl FlowStats {
     pub fn on_delivered(&mut self, now: Time, p: &Packet) {
         self.delivered_pkts += 1;
         self.delivered_bytes += p.size as u64;
+        self.delivered_payload += p.payload as u64;
+        if p.dscp != 0 {
+            self.class_delivered(p);
+        }
         let d = now - p.sent_at;
         if self.delivered_pkts == 1 || d < self.delay_min_ns {
             self.delay_min_ns = d;

@@ -27,6 +27,37 @@ pub const FLAG_TS: u8 = 0x01;
 /// an `Ack`).
 pub const FLAG_SYN: u8 = 0x02;
 
+/// Standard names of DSCP code points (RFC 2474 class selectors, RFC 2597 assured
+/// forwarding, RFC 3246 expedited forwarding).
+pub const DSCP_NAMES: &[(u8, &str)] = &[
+    (0, "BE"),
+    (8, "CS1"),
+    (10, "AF11"),
+    (12, "AF12"),
+    (14, "AF13"),
+    (16, "CS2"),
+    (18, "AF21"),
+    (20, "AF22"),
+    (22, "AF23"),
+    (24, "CS3"),
+    (26, "AF31"),
+    (28, "AF32"),
+    (30, "AF33"),
+    (32, "CS4"),
+    (34, "AF41"),
+    (36, "AF42"),
+    (38, "AF43"),
+    (40, "CS5"),
+    (46, "EF"),
+    (48, "CS6"),
+    (56, "CS7"),
+];
+
+/// The name of code point `d` (`"AF11"`, `"EF"`, ... or `"DSCP5"`).
+pub fn dscp_name(d: u8) -> String {
+    DSCP_NAMES.iter().find(|(c, _)| *c == d).map(|(_, n)| n.to_string()).unwrap_or_else(|| format!("DSCP{d}"))
+}
+
 /// A SACK block, stored relative to the packet's cumulative `ack` (8 bytes instead of 16,
 /// keeping `Packet` small): the block is `[ack + off, ack + off + len)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -110,6 +110,8 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
     d.set_item("elements", table_to_py(py, &r.elements)?)?;
     d.set_item("receivers", table_to_py(py, &r.receivers)?)?;
     d.set_item("fct", table_to_py(py, &r.fct)?)?;
+    d.set_item("queue_classes", table_to_py(py, &r.queue_classes)?)?;
+    d.set_item("flow_classes", table_to_py(py, &r.flow_classes)?)?;
     let series = PyList::empty_bound(py);
     for (name, t) in &r.series {
         series.append((name.as_str(), table_to_py(py, t)?))?;

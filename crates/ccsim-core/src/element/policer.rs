@@ -13,8 +13,8 @@ use crate::units::Time;
 use std::sync::Arc;
 
 /// `kind = "policer"`: `rate` and `burst` (bytes) required; `action` = `"drop"` (default)
-/// or `"remark"`; `exceed_dscp` (0-63, required with `remark`); `conform_dscp` (0-63,
-/// optional).
+/// or `"remark"`; `exceed_dscp` (a code point, 0-63 or a name such as `"AF12"`; required
+/// with `remark`); `conform_dscp` (optional).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct PolicerConfig {
     pub rate_bps: u64,
@@ -41,8 +41,8 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
     let rate = o.req_rate("rate", errs);
     let burst = o.req_bytes("burst", errs);
     let action = o.choice("action", &["drop", "remark"], Some("drop"), errs);
-    let exceed_dscp = o.int("exceed_dscp", 0, 63, errs).map(|x| x as u8);
-    let conform_dscp = o.int("conform_dscp", 0, 63, errs).map(|x| x as u8);
+    let exceed_dscp = o.dscp("exceed_dscp", errs);
+    let conform_dscp = o.dscp("conform_dscp", errs);
     if action == Some("remark") && exceed_dscp.is_none() && !o.has("exceed_dscp") {
         errs.add(o.at("exceed_dscp"), "missing required field with action = \"remark\" (the class, 0-63, of out-of-profile packets)");
         return None;

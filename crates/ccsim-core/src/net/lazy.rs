@@ -42,6 +42,8 @@ struct Crossing {
     fate: Fate,
     /// A forward (non-ACK) packet of its flow.
     forward: bool,
+    /// The packet's class (DSCP).
+    dscp: u8,
 }
 
 impl Crossing {
@@ -76,6 +78,7 @@ pub(crate) struct Offer {
     /// The packet's uid (a packet of an earlier flow in a reused slot is not counted).
     pub uid: u64,
     pub forward: bool,
+    pub dscp: u8,
 }
 
 /// The state of one lazy FIFO link direction (see the module documentation).
@@ -132,6 +135,9 @@ impl LazyFifo {
         }
         stats.arrivals += 1;
         stats.arrival_bytes += o.size as u64;
+        if o.dscp != 0 {
+            stats.class_arrival(o.dscp, o.size, false);
+        }
         let fits = match self.limit {
             Limit::Packets(n) => self.wait_pkts < n,
             Limit::Bytes(b) => self.wait_bytes + o.size as u64 <= b,
@@ -161,6 +167,9 @@ impl LazyFifo {
         self.wait_bytes = 0;
         stats.arrivals += 1;
         stats.arrival_bytes += o.size as u64;
+        if o.dscp != 0 {
+            stats.class_arrival(o.dscp, o.size, false);
+        }
         let fits = match self.limit {
             Limit::Packets(n) => n > 0,
             Limit::Bytes(b) => o.size as u64 <= b,
@@ -181,6 +190,7 @@ impl LazyFifo {
             size: o.size,
             fate: if lost { Fate::Lost } else { Fate::Sent },
             forward: o.forward,
+            dscp: o.dscp,
         };
         self.record(o.now, c);
         Some((tx, lost))
@@ -189,7 +199,10 @@ impl LazyFifo {
     /// Counts a packet refused by the full queue at `o.at` (its arrival already counted).
     fn refuse(&mut self, o: &Offer, stats: &mut QueueStats, flows: &mut FlowTable, ld: u32) {
         stats.on_drop(DropReason::Overflow, o.size);
-        flows.drop_parts(o.flow, o.uid, ld, DropReason::Overflow, o.forward, o.size);
+        if o.dscp != 0 {
+            stats.class_drop(o.dscp, o.size, false);
+        }
+        flows.drop_parts(o.flow, o.uid, ld, DropReason::Overflow, o.forward, o.size, o.dscp);
         self.record(
             o.now,
             Crossing {
@@ -202,12 +215,13 @@ impl LazyFifo {
                 size: o.size,
                 fate: Fate::Overflow,
                 forward: o.forward,
+                dscp: o.dscp,
             },
         );
     }
 
     /// Completes an admitted crossing: serialization `tx` from `start`, `lost` or not.
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn transmitted(&mut self, o: &Offer, start: Time, tx: Time, lost: bool, stats: &mut QueueStats, flows: &mut FlowTable, ld: u32) {
         let c = Crossing {
@@ -220,6 +234,7 @@ impl LazyFifo {
             size: o.size,
             fate: if lost { Fate::Lost } else { Fate::Sent },
             forward: o.forward,
+            dscp: o.dscp,
         };
         if start > o.at {
             self.wait_pkts += 1;
@@ -237,9 +252,15 @@ impl LazyFifo {
         stats.departures += 1;
         stats.departure_bytes += o.size as u64;
         stats.busy_ns += tx;
+        if o.dscp != 0 {
+            stats.class_departure(o.dscp, o.size, false);
+        }
         if lost {
             stats.on_drop(DropReason::Loss, o.size);
-            flows.drop_parts(o.flow, o.uid, ld, DropReason::Loss, o.forward, o.size);
+            if o.dscp != 0 {
+                stats.class_drop(o.dscp, o.size, false);
+            }
+            flows.drop_parts(o.flow, o.uid, ld, DropReason::Loss, o.forward, o.size, o.dscp);
         }
     }
 
@@ -303,6 +324,9 @@ impl LazyFifo {
         s.max_bytes = self.max_bytes;
         for c in &self.ledger {
             let size = c.size as u64;
+            if c.dscp != 0 {
+                Self::class_view(c, t, &mut s);
+            }
             if c.arr > t {
                 s.arrivals -= 1;
                 s.arrival_bytes -= size;
@@ -336,6 +360,35 @@ impl LazyFifo {
         (s, qp, qb)
     }
 
+    /// A crossing's part in its class's counts after `t`, taken away (and its place in
+    /// the queue at `t`, counted).
+    fn class_view(c: &Crossing, t: Time, s: &mut QueueStats) {
+        let k = s.classes.get(c.dscp);
+        let size = c.size as u64;
+        if c.arr > t {
+            k.arrivals -= 1;
+            k.arrival_bytes -= size;
+        }
+        match c.fate {
+            Fate::Overflow if c.arr > t => {
+                k.drops -= 1;
+                k.drop_bytes -= size;
+            }
+            Fate::Overflow => {}
+            _ => {
+                if c.start > t {
+                    k.departures -= 1;
+                    k.departure_bytes -= size;
+                    k.len_pkts += (c.arr <= t) as i64;
+                }
+                if c.fate == Fate::Lost && c.start + c.tx > t {
+                    k.drops -= 1;
+                    k.drop_bytes -= size;
+                }
+            }
+        }
+    }
+
     /// Drops decided for after `t`: added to (`add`) or taken from the counts of the flows
     /// below `static_flows` (flows created during a run keep whole-life counters).
     pub fn flow_drops_after(&self, t: Time, flows: &mut FlowTable, ld: u32, add: bool, static_flows: u32) {
@@ -351,6 +404,10 @@ impl LazyFifo {
                     f.on_drop_parts(ld, reason, c.forward, c.size);
                 } else {
                     f.undo_drop_parts(ld, reason, c.forward, c.size);
+                }
+                if c.dscp != 0 {
+                    let k = f.class(c.dscp);
+                    k.drops = if add { k.drops + 1 } else { k.drops.saturating_sub(1) };
                 }
             }
         }
@@ -384,7 +441,7 @@ mod tests {
         at: Time,
         size: u32,
     ) -> Option<Time> {
-        let o = Offer { now, at, size, flow: 0, uid: 0, forward: true };
+        let o = Offer { now, at, size, flow: 0, uid: 0, forward: true, dscp: 0 };
         let start = q.offer(&o, *busy, stats, flows, 0)?;
         q.transmitted(&o, start, size as Time, false, stats, flows, 0);
         *busy = start + size as Time;
@@ -442,7 +499,7 @@ mod tests {
         // (decided at, offered at, size, lost): each offered once the previous one is sent.
         let offers = [(0, 0, 100, false), (50, 300, 200, true), (300, 700, 1_500, false), (700, 900, 400, false)];
         for &(now, at, size, lost) in &offers {
-            let o = Offer { now, at, size, flow: 0, uid: 0, forward: true };
+            let o = Offer { now, at, size, flow: 0, uid: 0, forward: true, dscp: 0 };
             if let Some(start) = general.offer(&o, 0, &mut sg, &mut fg, 0) {
                 general.transmitted(&o, start, size as Time, lost, &mut sg, &mut fg, 0);
             }

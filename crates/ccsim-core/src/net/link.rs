@@ -105,7 +105,7 @@ impl LinkDir {
     ) -> Option<(Time, Time)> {
         let lz = self.lazy.as_mut().expect("admit on a lazy link");
         let p = pool.get(id);
-        let o = Offer { now, at, size: p.size, flow: p.flow, uid: p.uid, forward: p.kind != Kind::Ack };
+        let o = Offer { now, at, size: p.size, flow: p.flow, uid: p.uid, forward: p.kind != Kind::Ack, dscp: p.dscp };
         if at >= self.busy_until {
             // The transmitter is free: the common case of a lightly loaded link.
             let (rate, rem, loss) = (self.rate_bps, &mut self.rem, &mut self.loss);

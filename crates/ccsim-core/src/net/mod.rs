@@ -174,6 +174,9 @@ impl Network {
         for &id in &removed {
             let p = pool.get(id);
             link.stats.on_remove(now, link.qlen, link.qbytes, reason, p.size);
+            if p.dscp != 0 {
+                link.stats.class_drop(p.dscp, p.size, true);
+            }
             link.qlen -= 1;
             link.qbytes -= p.size as u64;
             if let Some(log) = link.drop_log.as_mut() {
@@ -250,14 +253,23 @@ impl Network {
             link.void_txends += 1;
             Self::start_tx(link, ld, sched, pool, flows);
         }
-        let size = pool.get(id).size;
+        let (size, dscp) = {
+            let p = pool.get(id);
+            (p.size, p.dscp)
+        };
         link.stats.on_arrival(now, link.qlen, link.qbytes, size);
+        if dscp != 0 {
+            link.stats.class_arrival(dscp, size, true);
+        }
         // Fast path: an idle link with an empty pass-through queue (DropTail) sends the
         // packet at once; going through enqueue + dequeue would change nothing.
         if link.qlen == 0 && !link.txend_pending && now >= link.busy_until && link.queue.passes_through_when_empty(size) {
             // Exactly the accounting of enqueue + immediate dequeue.
             link.stats.note_len(1, size as u64);
             link.stats.on_departure(now, 1, size as u64, size);
+            if dscp != 0 {
+                link.stats.class_departure(dscp, size, true);
+            }
             Self::transmit(link, ld, id, size, sched, pool, flows);
             return;
         }
@@ -272,6 +284,9 @@ impl Network {
             link.qlen -= 1;
             link.qbytes -= p.size as u64;
             link.stats.on_drop(reason, p.size);
+            if p.dscp != 0 {
+                link.stats.class_drop(p.dscp, p.size, true);
+            }
             if let Some(log) = link.drop_log.as_mut() {
                 log.push(now, p, reason);
             }
@@ -352,10 +367,16 @@ impl Network {
         let now = sched.now();
         let (lp, lb) = (link.qlen, link.qbytes);
         let Some(id) = link.queue.dequeue(now, pool) else { return };
-        let size = pool.get(id).size;
+        let (size, dscp) = {
+            let p = pool.get(id);
+            (p.size, p.dscp)
+        };
         link.qlen -= 1;
         link.qbytes -= size as u64;
         link.stats.on_departure(now, lp, lb, size);
+        if dscp != 0 {
+            link.stats.class_departure(dscp, size, true);
+        }
         Self::transmit(link, ld, id, size, sched, pool, flows);
     }
 
@@ -377,6 +398,9 @@ impl Network {
         if lost {
             let p = pool.get(id);
             link.stats.on_drop(DropReason::Loss, p.size);
+            if p.dscp != 0 {
+                link.stats.class_drop(p.dscp, p.size, false);
+            }
             if let Some(log) = link.drop_log.as_mut() {
                 log.push(done, p, DropReason::Loss);
             }

@@ -157,10 +157,12 @@ pub enum TraceTarget {
     Element(u32),
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct TraceSpec {
     pub target: TraceTarget,
     pub interval: Time,
+    /// Traffic classes (DSCP) given their own columns (queue and flow traces).
+    pub classes: Vec<u8>,
 }
 
 impl Spec {

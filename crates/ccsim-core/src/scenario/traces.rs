@@ -15,10 +15,32 @@ pub(crate) struct Traces {
     pub drop_logs: Vec<u32>,
 }
 
+/// `classes = [0, "AF11", 12]`: code points given their own columns.
+fn parse_classes(o: &mut Obj, errs: &mut Errors) -> Vec<u8> {
+    let Some(v) = o.get("classes") else { return Vec::new() };
+    let Value::Array(items) = v else {
+        errs.add(o.at("classes"), format!("expected a list of DSCP code points (0-63 or names such as 'AF11'), got {}", show(v)));
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let wrapped = serde_json::json!({ "class": item });
+        let path = format!("{}[{i}]", o.at("classes"));
+        let mut local = Errors::default();
+        let mut w = Obj::new(&wrapped, &path, &mut local).expect("a table");
+        match w.dscp("class", &mut local) {
+            Some(d) if !out.contains(&d) => out.push(d),
+            Some(_) => {}
+            None => errs.add(path, format!("expected a DSCP code point (0-63 or a name such as 'AF11'), got {}", show(item))),
+        }
+    }
+    out
+}
+
 const NO_LINK: &str = "give a link name or 'from->to' node names of a link";
 
 /// `[[traces]]`: `kind` = queue | flow | element | pcap | drops, with `link`, `flow`,
-/// `element`, `interval`, `file`.
+/// `element`, `interval`, `file`, `classes` (queue and flow traces: per-class columns).
 pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, elements: &Elements, errs: &mut Errors, refs: &mut Errors) -> Traces {
     let mut out = Traces::default();
     let Some(tv) = top.get("traces") else { return out };
@@ -35,6 +57,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, elements: &El
         if interval == 0 {
             errs.add(o.at("interval"), "must be greater than 0");
         }
+        let classes = if matches!(kind, Some("queue") | Some("flow")) { parse_classes(&mut o, errs) } else { Vec::new() };
         let link = |o: &mut Obj, errs: &mut Errors, refs: &mut Errors, what: &str| {
             let l = o.req_string("link", errs)?;
             let r = topo.link_dir(l);
@@ -47,7 +70,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, elements: &El
             Some("queue") => {
                 let what = "give a link name (its a->b direction) or 'from->to' node names of a link";
                 if let Some(ld) = link(&mut o, errs, refs, what) {
-                    out.traces.push(TraceSpec { target: TraceTarget::Queue(ld), interval });
+                    out.traces.push(TraceSpec { target: TraceTarget::Queue(ld), interval, classes: classes.clone() });
                 }
             }
             Some("drops") => {
@@ -80,10 +103,14 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, elements: &El
             Some("flow") => {
                 if let Some(f) = o.req_string("flow", errs) {
                     if f == "*" {
-                        out.traces.extend((0..flows.flows.len() as u32).map(|fi| TraceSpec { target: TraceTarget::Flow(fi), interval }));
+                        out.traces.extend((0..flows.flows.len() as u32).map(|fi| TraceSpec {
+                            target: TraceTarget::Flow(fi),
+                            interval,
+                            classes: classes.clone(),
+                        }));
                     } else {
                         match flows.names.get(f) {
-                            Some(&fi) => out.traces.push(TraceSpec { target: TraceTarget::Flow(fi), interval }),
+                            Some(&fi) => out.traces.push(TraceSpec { target: TraceTarget::Flow(fi), interval, classes: classes.clone() }),
                             None => errs.add(o.at("flow"), format!("no flow named '{f}' (or use '*' for every flow)")),
                         }
                     }
@@ -92,11 +119,14 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, elements: &El
             Some("element") => {
                 if let Some(e) = o.req_string("element", errs) {
                     if e == "*" {
-                        out.traces
-                            .extend((0..elements.elements.len() as u32).map(|ei| TraceSpec { target: TraceTarget::Element(ei), interval }));
+                        out.traces.extend((0..elements.elements.len() as u32).map(|ei| TraceSpec {
+                            target: TraceTarget::Element(ei),
+                            interval,
+                            classes: Vec::new(),
+                        }));
                     } else {
                         match elements.names.get(e) {
-                            Some(&ei) => out.traces.push(TraceSpec { target: TraceTarget::Element(ei), interval }),
+                            Some(&ei) => out.traces.push(TraceSpec { target: TraceTarget::Element(ei), interval, classes: Vec::new() }),
                             None => refs.add(o.at("element"), format!("no element named '{e}' (or use '*' for every element)")),
                         }
                     }

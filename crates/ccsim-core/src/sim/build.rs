@@ -135,6 +135,10 @@ impl Simulation {
                     if l.loss.is_some() {
                         c.push("loss_state".into());
                     }
+                    for d in &t.classes {
+                        let n = crate::packet::dscp_name(*d);
+                        c.extend(["arrivals", "departures", "drops", "len_pkts"].map(|k| format!("{k}:{n}")));
+                    }
                     (format!("queue:{}", l.name), c)
                 }
                 TraceTarget::Element(ei) => {
@@ -151,6 +155,10 @@ impl Simulation {
                         .map(|s| s.to_string())
                         .collect();
                     c.extend(f.sender.probe_names().iter().map(|s| s.to_string()));
+                    for d in &t.classes {
+                        let n = crate::packet::dscp_name(*d);
+                        c.extend(["sent_bytes", "delivered_bytes", "delivered_payload"].map(|k| format!("{k}:{n}")));
+                    }
                     (format!("flow:{}", f.name), c)
                 }
             };
@@ -160,6 +168,7 @@ impl Simulation {
             traces.push(TraceState {
                 target: t.target,
                 interval: t.interval,
+                classes: t.classes.clone(),
                 series: Series::new(name, cols),
                 prev_goodput: 0,
                 row: Vec::with_capacity(width),

@@ -83,6 +83,8 @@ impl FlowSlot {
 struct TraceState {
     target: TraceTarget,
     interval: Time,
+    /// Classes with their own columns.
+    classes: Vec<u8>,
     series: Series,
     prev_goodput: u64,
     row: Vec<f64>,
@@ -268,6 +270,10 @@ impl Simulation {
                 if let Some(m) = &l.loss {
                     t.row.push(m.state());
                 }
+                for &d in &t.classes {
+                    let k = queue_class(&st, qp, d);
+                    t.row.extend([k.arrivals as f64, k.departures as f64, k.drops as f64, k.len_pkts as f64]);
+                }
             }
             TraceTarget::Element(ei) => {
                 let e = &self.elements[ei as usize];
@@ -290,6 +296,10 @@ impl Simulation {
                 t.row.push(thr);
                 t.prev_goodput = s.goodput_bytes;
                 self.flows[fi as usize].sender.probe(&mut t.row);
+                for &d in &t.classes {
+                    let k = flow_class(s, d);
+                    t.row.extend([k.sent_bytes as f64, k.delivered_bytes as f64, k.delivered_payload as f64]);
+                }
             }
         }
         t.series.push_row(&t.row);
@@ -398,6 +408,58 @@ impl Simulation {
         let wall = t0.elapsed().as_secs_f64();
         self.results(reason, wall)
     }
+}
+
+/// A queue's counts for class `d` (class 0: the totals minus every other class), its
+/// length `len_pkts` now.
+pub(crate) fn queue_class(st: &crate::measure::QueueStats, len_pkts: usize, d: u8) -> crate::measure::ClassCounts {
+    if d != 0 {
+        return st.classes.peek(d);
+    }
+    let mut k = crate::measure::ClassCounts {
+        arrivals: st.arrivals,
+        arrival_bytes: st.arrival_bytes,
+        departures: st.departures,
+        departure_bytes: st.departure_bytes,
+        drops: st.drops.iter().sum(),
+        drop_bytes: st.drop_bytes.iter().sum(),
+        len_pkts: len_pkts as i64,
+    };
+    for (_, c) in st.classes.seen() {
+        k.arrivals -= c.arrivals;
+        k.arrival_bytes -= c.arrival_bytes;
+        k.departures -= c.departures;
+        k.departure_bytes -= c.departure_bytes;
+        k.drops -= c.drops;
+        k.drop_bytes -= c.drop_bytes;
+        k.len_pkts -= c.len_pkts;
+    }
+    k
+}
+
+/// A flow's counts for class `d` (class 0: the totals minus every other class).
+pub(crate) fn flow_class(s: &FlowStats, d: u8) -> crate::measure::FlowClassCounts {
+    if d != 0 {
+        return s.classes.iter().find(|(c, _)| *c == d).map(|(_, k)| *k).unwrap_or_default();
+    }
+    let (q, l) = s.forward_drops();
+    let mut k = crate::measure::FlowClassCounts {
+        sent_pkts: s.sent_pkts,
+        sent_bytes: s.sent_bytes,
+        delivered_pkts: s.delivered_pkts,
+        delivered_bytes: s.delivered_bytes,
+        delivered_payload: s.delivered_payload,
+        drops: q + l,
+    };
+    for (_, c) in &s.classes {
+        k.sent_pkts -= c.sent_pkts;
+        k.sent_bytes -= c.sent_bytes;
+        k.delivered_pkts -= c.delivered_pkts;
+        k.delivered_bytes -= c.delivered_bytes;
+        k.delivered_payload -= c.delivered_payload;
+        k.drops = k.drops.saturating_sub(c.drops);
+    }
+    k
 }
 
 /// Validates a TOML scenario and runs it.

@@ -58,6 +58,14 @@ pub struct Results {
     /// One row per flow opened by a traffic generator: size, start, end, completion time,
     /// the time alone on the idle path and the slowdown (see [`Simulation`]'s generators).
     pub fct: Table,
+    /// Per-class counts (DSCP) of every link direction that carried a marked packet: one row
+    /// per (direction, class), class 0 included: arrivals, departures and drops (packets,
+    /// bytes), packets queued at the end.
+    pub queue_classes: Table,
+    /// Per-class counts of every flow with a marked packet: one row per (flow, class),
+    /// class 0 included: sent, delivered (packets, bytes, payload), dropped (with the class
+    /// each packet had there).
+    pub flow_classes: Table,
     /// Flows opened by traffic generators.
     pub flows_opened: u64,
     /// Packets of a finished generated flow that reached a later flow's slot (discarded).
@@ -229,6 +237,7 @@ impl Simulation {
         drops.push("bytes", Column::I64(d_bytes));
 
         let elements = self.element_table();
+        let (queue_classes, flow_classes) = self.class_tables(nf);
 
         let mut files = Vec::new();
         let mut warnings = Vec::new();
@@ -276,6 +285,8 @@ impl Simulation {
             elements,
             receivers,
             fct,
+            queue_classes,
+            flow_classes,
             flows_opened: self.flows_opened,
             stale_packets: self.stale_packets,
             series,
@@ -343,6 +354,72 @@ impl Simulation {
         t.push("delay_min_s", f64col(&|i| if stats[i].delivered_pkts > 0 { to_secs(stats[i].delay_min_ns) } else { f64::NAN }));
         t.push("delay_max_s", f64col(&|i| if stats[i].delivered_pkts > 0 { to_secs(stats[i].delay_max_ns) } else { f64::NAN }));
         push_summaries(&mut t, &summaries);
+        t
+    }
+}
+
+impl Simulation {
+    /// The per-class tables (see [`Results::queue_classes`], [`Results::flow_classes`]).
+    fn class_tables(&self, nf: usize) -> (Table, Table) {
+        let mut q = ClassRows::default();
+        for l in &self.core.net.links {
+            if l.stats.classes.any() {
+                let ds: Vec<u8> = std::iter::once(0).chain(l.stats.classes.seen().map(|(d, _)| d)).collect();
+                for d in ds {
+                    let k = super::queue_class(&l.stats, l.qlen, d);
+                    let vals =
+                        [k.arrivals, k.arrival_bytes, k.departures, k.departure_bytes, k.drops, k.drop_bytes, k.len_pkts.max(0) as u64];
+                    q.push(&l.name, d, &vals);
+                }
+            }
+        }
+        let mut f = ClassRows::default();
+        for (i, s) in self.core.flows[..nf].iter().enumerate() {
+            if !s.classes.is_empty() {
+                let mut ds: Vec<u8> = s.classes.iter().map(|(d, _)| *d).collect();
+                ds.sort_unstable();
+                for d in std::iter::once(0).chain(ds) {
+                    let k = super::flow_class(s, d);
+                    let vals = [k.sent_pkts, k.sent_bytes, k.delivered_pkts, k.delivered_bytes, k.delivered_payload, k.drops];
+                    f.push(&self.flows[i].name, d, &vals);
+                }
+            }
+        }
+        let queue_cols = ["arrivals", "arrival_bytes", "departures", "departure_bytes", "drops", "drop_bytes", "len_pkts"];
+        let flow_cols = ["sent_pkts", "sent_bytes", "delivered_pkts", "delivered_bytes", "delivered_payload", "drops"];
+        (q.table("direction", &queue_cols), f.table("flow", &flow_cols))
+    }
+}
+
+/// Rows of a per-class table: (name, class, counts).
+#[derive(Default)]
+struct ClassRows {
+    name: Vec<String>,
+    class: Vec<u8>,
+    vals: Vec<Vec<i64>>,
+}
+
+impl ClassRows {
+    fn push(&mut self, name: &str, d: u8, vals: &[u64]) {
+        self.name.push(name.to_string());
+        self.class.push(d);
+        if self.vals.is_empty() {
+            self.vals = vec![Vec::new(); vals.len()];
+        }
+        for (c, &x) in self.vals.iter_mut().zip(vals) {
+            c.push(x as i64);
+        }
+    }
+
+    fn table(mut self, key: &str, cols: &[&str]) -> Table {
+        let mut t = Table::default();
+        t.push(key, Column::Str(self.name));
+        t.push("class", Column::I64(self.class.iter().map(|&d| d as i64).collect()));
+        t.push("class_name", Column::Str(self.class.iter().map(|&d| crate::packet::dscp_name(d)).collect()));
+        self.vals.resize(cols.len(), Vec::new());
+        for (c, v) in cols.iter().zip(self.vals) {
+            t.push(c, Column::I64(v));
+        }
         t
     }
 }
