@@ -88,3 +88,31 @@ def test_generator_errors_name_the_field():
         ccsim.validate(d)
     paths = [p for p, _ in e.value.errors]
     assert "generators[0].size.mean" in paths and "generators[1].transport" in paths
+
+
+def test_generator_data_files_are_relative_to_the_scenario(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "sizes.csv").write_text("size,p\n1000,0\n5000,0.5\n20000,1\n")
+    (tmp_path / "data" / "times.txt").write_text("0.1\n0.2\n# a comment\n0.5\n")
+    scen = tmp_path / "s.toml"
+    scen.write_text("""
+nodes = ["a", "b"]
+[simulation]
+duration = "2s"
+[[links]]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "5ms"
+[[generators]]
+src = "a"
+dst = "b"
+arrivals = { kind = "times", file = "data/times.txt" }
+size = { kind = "empirical", file = "data/sizes.csv" }
+transport = { kind = "tcp" }
+""")
+    p = _cli("run", str(scen), "--out", str(tmp_path / "out"), "-q", cwd=Path("/"))
+    assert p.returncode == 0, p.stderr
+    fct = pd.read_parquet(tmp_path / "out" / "fct.parquet")
+    assert list(fct["start_s"]) == [0.1, 0.2, 0.5]
+    assert fct["size_bytes"].between(1000, 20000).all()

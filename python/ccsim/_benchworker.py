@@ -3,6 +3,7 @@
     python -m ccsim._benchworker S1|S2|S3|S4 [--sack] [--classic]
     python -m ccsim._benchworker cbr FLOWS RATE SECONDS
     python -m ccsim._benchworker idle N        # N TCP flows that never start
+    python -m ccsim._benchworker web N         # N TCP transfers opened during the run
 Prints one JSON line.
 """
 
@@ -14,7 +15,9 @@ from . import _core
 
 def main() -> None:
     what = sys.argv[1]
-    if what == "cbr":
+    if what == "web":
+        r = _core.bench_web(int(sys.argv[2]) if len(sys.argv) > 2 else 100_000, True)
+    elif what == "cbr":
         flows, rate, secs = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
         r = _core.bench_cbr(flows, rate, secs, 1.05)
     elif what == "idle":

@@ -35,9 +35,11 @@ def _variant(sack: bool, classic: bool) -> list[str]:
 
 
 def ccsim_run(name: str, flows: int = 10, rate: float = 1e9, duration: float = 5.0, sack: bool = False,
-              classic: bool = False) -> dict:
+              classic: bool = False, web_flows: int = 100_000) -> dict:
     cmd = [sys.executable, "-m", "ccsim._benchworker", name]
-    if name == "cbr":
+    if name == "web":
+        cmd += [str(web_flows)]
+    elif name == "cbr":
         cmd += [str(flows), str(rate), str(duration)]
     else:
         cmd += _variant(sack, classic)
@@ -74,14 +76,14 @@ def memory_per_idle_flow(n: int = 50_000) -> dict:
 
 
 def run_suite(names: list[str], reps: int, ns3_python: str | None, ns3_script: Path | None, cbr: tuple[int, float, float],
-              memory_flows: int | None, on_result=None, sack: bool = False, classic: bool = False) -> dict:
+              memory_flows: int | None, on_result=None, sack: bool = False, classic: bool = False, web_flows: int = 100_000) -> dict:
     results: dict = {"scenarios": {}, "sack": sack, "classic": classic, "note": "peak RSS of the whole process (Python interpreter, ccsim and its libraries included)"}
     _, base_rss = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", "0"])
     results["baseline_rss_mb"] = base_rss
     for name in names:
         entry: dict = {"ccsim": [], "ns3": []}
         for _ in range(reps):
-            entry["ccsim"].append(ccsim_run(name, *cbr, sack=sack, classic=classic))
+            entry["ccsim"].append(ccsim_run(name, *cbr, sack=sack, classic=classic, web_flows=web_flows))
             if on_result:
                 on_result(name, "ccsim", entry["ccsim"][-1])
             if ns3_python and name in TCP:

@@ -253,6 +253,7 @@ def bench_cmd(
     sack: bool = typer.Option(False, "--sack", help="S1-S4 with SACK loss recovery (ccsim recovery = sack; ns-3 Sack = true)."),
     classic: bool = typer.Option(False, "--classic", help="S1-S4 with classic fast recovery instead of PRR (ccsim prr = false; "
                                  "ns-3 TcpClassicRecovery)."),
+    web_flows: int = typer.Option(100_000, "--web-flows", help="web only: TCP transfers opened during the run."),
 ) -> None:
     """Benchmarks: wall time, events/s, bottleneck packets/s, peak RSS, memory per flow; with --ns3, the ratio to ns-3."""
     import platform
@@ -260,11 +261,11 @@ def bench_cmd(
     from .bench import run_suite, sweep_scaling
 
     names = scenario or ["S1", "S2", "S3", "S4"]
-    known = {"S1", "S2", "S3", "S4", "cbr"}
+    known = {"S1", "S2", "S3", "S4", "cbr", "web"}
     bad = [n for n in names if n not in known]
-    if bad or reps < 1 or flows < 1 or rate <= 0 or duration <= 0 or memory_flows < 0:
-        raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, cbr" if bad else
-                              "reps, flows, rate, duration must be positive and memory-flows >= 0")])
+    if bad or reps < 1 or flows < 1 or rate <= 0 or duration <= 0 or memory_flows < 0 or web_flows < 1:
+        raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, cbr, web" if bad else
+                              "reps, flows, rate, duration, web-flows must be positive and memory-flows >= 0")])
     if ns3 and not ns3_script.exists():
         raise ScenarioError([("--ns3-script", f"{ns3_script} not found (run from the repository root or pass --ns3-script)")])
 
@@ -272,7 +273,7 @@ def bench_cmd(
         err.print(f"  {name} {sim}: {r['wall_s']:.3f} s wall, goodput {r['goodput_bps'] / 1e6:.1f} Mb/s", markup=False, highlight=False)
 
     res = run_suite(names, reps, ns3, ns3_script, (flows, rate, duration), memory_flows or None, on_result=progress, sack=sack,
-                    classic=classic)
+                    classic=classic, web_flows=web_flows)
     variant = (", SACK" if sack else "") + (", classic recovery" if classic else "")
     t = Table(title=f"ccsim {__version__} benchmarks (best of {reps}, one process per run{variant})")
     cols = ["scenario", "flows", "sim s", "wall s", "M events/s", "M bottleneck pkts/s", "goodput Mb/s", "peak RSS MB", "engine MB"]
@@ -298,6 +299,12 @@ def bench_cmd(
                   "speed-up = ns-3's CPU time of Simulator::Run / ccsim's wall time of its event loop")
     out.print(f"peak RSS = whole process; engine MB = peak RSS minus an idle ccsim process ({res['baseline_rss_mb']:.0f} MB: "
               "Python, numpy, pyarrow)")
+    if "web" in res["scenarios"]:
+        w = res["scenarios"]["web"]["best"]
+        out.print(f"web: {w['flows']:,} TCP transfers opened during the run ({w['flows_completed']:,} completed), "
+                  f"{w['flows_per_s']:,.0f} flows opened per wall second, {w['bottleneck_pkts_per_s'] / 1e6:.2f} M bottleneck packets "
+                  f"per wall second (both ways), at most {w['flow_slots']:,} flows alive at once; the flow-completion table with "
+                  f"every flow's time alone on its path took {w['results_wall_s']:.2f} s more")
     if "idle_memory" in res:
         m = res["idle_memory"]
         out.print(f"memory per idle TCP flow: {m['bytes_per_flow']:.0f} bytes ({m['flows']:,} more flows: "

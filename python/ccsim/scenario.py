@@ -58,9 +58,28 @@ def load(path: PathLike) -> dict:
     except (OSError, UnicodeDecodeError) as e:
         raise ScenarioError([("", f"cannot read scenario file {p}: {e}")]) from None
     try:
-        return loads(text)
+        d = loads(text)
     except ScenarioError as e:
         raise ScenarioError([(pth, f"{p}: {m}" if not pth else m) for pth, m in e.errors]) from None
+    gens = d.get("generators")
+    if isinstance(gens, list):
+        for g in gens:
+            _resolve_files(g, p.resolve().parent)
+    return d
+
+
+def _resolve_files(d: Any, base: Path) -> None:
+    """Data files a traffic generator names (``file = "sizes.csv"``: an empirical size or
+    think-time distribution, arrival times) are relative to the scenario file's folder."""
+    if isinstance(d, dict):
+        for k, v in d.items():
+            if k == "file" and isinstance(v, str) and v and not Path(v).is_absolute():
+                d[k] = str(base / v)
+            else:
+                _resolve_files(v, base)
+    elif isinstance(d, list):
+        for v in d:
+            _resolve_files(v, base)
 
 
 def as_dict(scenario: "Scenario | Mapping | PathLike") -> dict:

@@ -12,6 +12,16 @@ fn report(r: &ccsim_core::bench::BenchResult) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("web") {
+        let flows: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100_000);
+        let slowdown = !args.iter().any(|a| a == "--no-slowdown");
+        let w = ccsim_core::bench::measure_web(flows, slowdown).expect("valid bench scenario");
+        println!(
+            "web: {} flows opened ({} completed) in {:.3} s simulated; run {:.3} s = {:.0} flows/s, {} bottleneck packets = {:.2} M pkts/s, {} events; results {:.3} s; {} flow slots, peak packets {}, median slowdown {:.3}",
+            w.flows_opened, w.flows_completed, w.sim_s, w.run_wall_s, w.flows_per_s, w.bottleneck_pkts, w.bottleneck_pkts_per_s / 1e6, w.events, w.results_wall_s, w.flow_slots, w.peak_packets, w.median_slowdown
+        );
+        return;
+    }
     if args.first().map(String::as_str) == Some("cbr") {
         let flows: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10);
         let rate: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1e9);

@@ -112,6 +112,106 @@ start_jitter = "1s"
     ))
 }
 
+/// Web-like traffic at scale: a 10 Gb/s, 10 ms dumbbell (2 000-packet queue, 64 hosts on
+/// each side behind 40 Gb/s, 1 ms access links), Poisson arrivals of TCP transfers (the
+/// `linux` profile) with Pareto sizes (mean 50 KB, shape 1.2) between random host pairs,
+/// both ways, each way offering 60 % of the bottleneck; `flows` transfers in all, then the
+/// run ends when the last one completes. `slowdown`: compute each flow's time alone.
+pub fn web_scenario(flows: u64, slowdown: bool) -> String {
+    let per_gen = flows.div_ceil(2);
+    let rate = 0.6 * 10e9 / (50_000.0 * 8.0);
+    let gen = |name: &str, src: &str, dst: &str| {
+        format!(
+            r#"
+[[generators]]
+name = "{name}"
+src = "{src}{{0..63}}"
+dst = "{dst}{{0..63}}"
+arrivals = {{ kind = "poisson", rate = {rate} }}
+size = {{ kind = "pareto", mean = "50KB", shape = 1.2 }}
+transport = {{ kind = "tcp", profile = "linux" }}
+max_flows = {per_gen}
+slowdown = {slowdown}
+"#
+        )
+    };
+    format!(
+        r#"
+name = "bench-web"
+[simulation]
+duration = 600
+seed = 1
+[dumbbell]
+senders = 64
+access_rate = "40Gbps"
+access_delay = "1ms"
+bottleneck_rate = "10Gbps"
+bottleneck_delay = "10ms"
+queue = {{ kind = "droptail", limit = 2000 }}
+access_queue = {{ kind = "droptail", limit = 10000 }}
+{}{}"#,
+        gen("forward", "s", "d"),
+        gen("reverse", "d", "s")
+    )
+}
+
+/// What [`measure_web`] measures.
+#[derive(Clone, Debug)]
+pub struct WebBench {
+    pub flows_opened: u64,
+    pub flows_completed: u64,
+    pub events: u64,
+    pub sim_s: f64,
+    /// The run itself (every flow opened and completed).
+    pub run_wall_s: f64,
+    /// Building the result tables, the time alone of every distinct transfer included.
+    pub results_wall_s: f64,
+    pub flows_per_s: f64,
+    /// Data and ACK packets leaving the bottleneck's queues (both ways).
+    pub bottleneck_pkts: u64,
+    pub bottleneck_pkts_per_s: f64,
+    pub peak_packets: usize,
+    /// Flow slots: the most flows alive at once.
+    pub flow_slots: usize,
+    pub median_slowdown: f64,
+}
+
+/// Runs [`web_scenario`] until its last flow completes and measures it.
+pub fn measure_web(flows: u64, slowdown: bool) -> Result<WebBench, String> {
+    let spec = crate::scenario::from_toml(&web_scenario(flows, slowdown)).map_err(|e| format!("{e:?}"))?;
+    let mut sim = Simulation::with_options(spec, &crate::sim::SimOptions { stop_when_idle: true, ..Default::default() })?;
+    let t0 = std::time::Instant::now();
+    let stop = sim.run(None);
+    let run_wall_s = t0.elapsed().as_secs_f64();
+    let slots = sim.flow_slots();
+    let t1 = std::time::Instant::now();
+    let res = sim.results(stop, run_wall_s);
+    let results_wall_s = t1.elapsed().as_secs_f64();
+    let links = match res.queues.column("link") {
+        Some(crate::measure::Column::Str(v)) => v.clone(),
+        _ => vec![],
+    };
+    let deps = res.queues.i64("departures").unwrap_or(&[]);
+    let pkts: u64 = (0..links.len()).filter(|&i| links[i] == "bottleneck").map(|i| deps[i] as u64).sum();
+    let end = res.fct.f64("end_s").unwrap_or(&[]);
+    let mut sd: Vec<f64> = res.fct.f64("slowdown").unwrap_or(&[]).iter().copied().filter(|x| x.is_finite()).collect();
+    sd.sort_by(|a, b| a.total_cmp(b));
+    Ok(WebBench {
+        flows_opened: res.flows_opened,
+        flows_completed: end.iter().filter(|e| !e.is_nan()).count() as u64,
+        events: res.events,
+        sim_s: res.sim_time_s,
+        run_wall_s,
+        results_wall_s,
+        flows_per_s: res.flows_opened as f64 / run_wall_s,
+        bottleneck_pkts: pkts,
+        bottleneck_pkts_per_s: pkts as f64 / run_wall_s,
+        peak_packets: res.peak_packets,
+        flow_slots: slots,
+        median_slowdown: sd.get(sd.len() / 2).copied().unwrap_or(f64::NAN),
+    })
+}
+
 /// Names of the TCP benchmark scenarios.
 pub const TCP_SCENARIOS: [&str; 4] = ["S1", "S2", "S3", "S4"];
 
@@ -180,6 +280,14 @@ mod tests {
             crate::scenario::from_toml(&tcp_scenario(name).unwrap()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         }
         assert!(tcp_scenario("S9").is_none());
+    }
+
+    #[test]
+    fn web_bench_opens_and_completes_every_flow() {
+        let w = measure_web(400, true).unwrap();
+        assert_eq!((w.flows_opened, w.flows_completed), (400, 400));
+        assert!(w.bottleneck_pkts > 10_000 && w.median_slowdown >= 1.0, "{w:?}");
+        assert!(w.flow_slots < 100, "{} slots for 400 flows", w.flow_slots);
     }
 
     #[test]

@@ -200,6 +200,31 @@ fn bench_toml(py: Python<'_>, name: &str, toml: String, steady: bool) -> PyResul
     bench_run_with(py, name, toml, steady)
 }
 
+/// Engine benchmark: web-like traffic at scale (`flows` TCP transfers opened during the
+/// run over a 10 Gb/s dumbbell, see `ccsim_core::bench::web_scenario`).
+#[pyfunction]
+#[pyo3(signature = (flows=100_000, slowdown=true))]
+fn bench_web(py: Python<'_>, flows: u64, slowdown: bool) -> PyResult<PyObject> {
+    let w = py.allow_threads(|| guarded(|| ccsim_core::bench::measure_web(flows, slowdown)))?.map_err(PyRuntimeError::new_err)?;
+    let d = PyDict::new_bound(py);
+    d.set_item("name", "web")?;
+    d.set_item("flows", w.flows_opened)?;
+    d.set_item("flows_completed", w.flows_completed)?;
+    d.set_item("sim_s", w.sim_s)?;
+    d.set_item("events", w.events)?;
+    d.set_item("wall_s", w.run_wall_s)?;
+    d.set_item("results_wall_s", w.results_wall_s)?;
+    d.set_item("events_per_s", w.events as f64 / w.run_wall_s)?;
+    d.set_item("flows_per_s", w.flows_per_s)?;
+    d.set_item("bottleneck_pkts", w.bottleneck_pkts)?;
+    d.set_item("bottleneck_pkts_per_s", w.bottleneck_pkts_per_s)?;
+    d.set_item("peak_packets", w.peak_packets)?;
+    d.set_item("flow_slots", w.flow_slots)?;
+    d.set_item("median_slowdown", w.median_slowdown)?;
+    d.set_item("goodput_bps", f64::NAN)?;
+    Ok(d.into_py(py))
+}
+
 /// Benchmark scenario TOML by name (S1..S4), or None.
 #[pyfunction]
 fn bench_scenario(name: &str) -> Option<String> {
@@ -232,6 +257,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(bench_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_web, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }

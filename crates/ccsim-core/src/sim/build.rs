@@ -17,7 +17,7 @@ impl Simulation {
     /// Builds the world. Every random stream is keyed by the seed and a component's name.
     pub fn with_options(spec: Spec, opts: &SimOptions) -> Result<Self, String> {
         let seed = spec.seed;
-        let params = spec.params().to_string();
+        let params = if opts.skip_params { String::new() } else { spec.params().to_string() };
         let nodes: Vec<Node> = spec.nodes.iter().map(|n| Node { name: n.clone() }).collect();
         let mut links = Vec::with_capacity(spec.links.len() * 2);
         let mut queue_kinds = Vec::with_capacity(spec.links.len() * 2);

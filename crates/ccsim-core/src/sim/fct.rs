@@ -108,7 +108,7 @@ impl Simulation {
             pcaps: Vec::new(),
             drop_logs: Vec::new(),
         };
-        let mut sim = Simulation::with_options(spec, &SimOptions { stop_when_idle: true, ..Default::default() }).ok()?;
+        let mut sim = Simulation::with_options(spec, &SimOptions { stop_when_idle: true, skip_params: true, ..Default::default() }).ok()?;
         sim.run(None);
         let r = &sim.fct;
         (r.end.first().copied()? != Time::MAX).then(|| r.end[0] - r.start[0])

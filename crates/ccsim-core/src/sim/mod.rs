@@ -104,6 +104,9 @@ pub struct SimOptions {
     /// End the run once every traffic generator is exhausted and its flows are done
     /// (stop reason `idle`), instead of at the scenario's duration.
     pub stop_when_idle: bool,
+    /// Leave [`Results::params`] empty (runs made only for one figure, such as a flow's
+    /// time alone on its path).
+    pub skip_params: bool,
 }
 
 pub struct Simulation {
