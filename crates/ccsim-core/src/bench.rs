@@ -284,10 +284,11 @@ mod tests {
 
     #[test]
     fn web_bench_opens_and_completes_every_flow() {
-        let w = measure_web(400, true).unwrap();
-        assert_eq!((w.flows_opened, w.flows_completed), (400, 400));
-        assert!(w.bottleneck_pkts > 10_000 && w.median_slowdown >= 1.0, "{w:?}");
-        assert!(w.flow_slots < 100, "{} slots for 400 flows", w.flow_slots);
+        let w = measure_web(8_000, false).unwrap();
+        assert_eq!((w.flows_opened, w.flows_completed), (8_000, 8_000));
+        assert!(w.bottleneck_pkts > 100_000, "{w:?}");
+        // About 30 000 flows a second, each alive for some 80 ms: slots are reused.
+        assert!(w.flow_slots < 4_000, "{} slots for 8 000 flows", w.flow_slots);
     }
 
     #[test]
