@@ -17,8 +17,8 @@ fn main() {
         let slowdown = !args.iter().any(|a| a == "--no-slowdown");
         let w = ccsim_core::bench::measure_web(flows, slowdown).expect("valid bench scenario");
         println!(
-            "web: {} flows opened ({} completed) in {:.3} s simulated; run {:.3} s = {:.0} flows/s, {} bottleneck packets = {:.2} M pkts/s, {} events; results {:.3} s; {} flow slots, peak packets {}, median slowdown {:.3}",
-            w.flows_opened, w.flows_completed, w.sim_s, w.run_wall_s, w.flows_per_s, w.bottleneck_pkts, w.bottleneck_pkts_per_s / 1e6, w.events, w.results_wall_s, w.flow_slots, w.peak_packets, w.median_slowdown
+            "web: {} flows opened ({} completed) in {:.3} s simulated; run {:.3} s = {:.0} flows/s, {} bottleneck packets = {:.2} M pkts/s, {} events; results {:.3} s; {} flow slots, peak packets {}, median slowdown {:.3}; peak RSS {:.1} MB after the run, {:.1} MB with the result tables",
+            w.flows_opened, w.flows_completed, w.sim_s, w.run_wall_s, w.flows_per_s, w.bottleneck_pkts, w.bottleneck_pkts_per_s / 1e6, w.events, w.results_wall_s, w.flow_slots, w.peak_packets, w.median_slowdown, w.peak_rss_run_kb as f64 / 1024.0, w.peak_rss_results_kb as f64 / 1024.0
         );
         return;
     }

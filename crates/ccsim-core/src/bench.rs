@@ -174,6 +174,18 @@ pub struct WebBench {
     /// Flow slots: the most flows alive at once.
     pub flow_slots: usize,
     pub median_slowdown: f64,
+    /// The process's peak resident memory after the run, and after the result tables
+    /// (kB, Linux; 0 elsewhere).
+    pub peak_rss_run_kb: u64,
+    pub peak_rss_results_kb: u64,
+}
+
+/// This process's peak resident set size so far, kB (`VmHWM`; 0 where unavailable).
+pub fn peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
 }
 
 /// Runs [`web_scenario`] until its last flow completes and measures it.
@@ -183,6 +195,7 @@ pub fn measure_web(flows: u64, slowdown: bool) -> Result<WebBench, String> {
     let t0 = std::time::Instant::now();
     let stop = sim.run(None);
     let run_wall_s = t0.elapsed().as_secs_f64();
+    let peak_rss_run_kb = peak_rss_kb();
     let slots = sim.flow_slots();
     let t1 = std::time::Instant::now();
     let res = sim.results(stop, run_wall_s);
@@ -209,6 +222,8 @@ pub fn measure_web(flows: u64, slowdown: bool) -> Result<WebBench, String> {
         peak_packets: res.peak_packets,
         flow_slots: slots,
         median_slowdown: sd.get(sd.len() / 2).copied().unwrap_or(f64::NAN),
+        peak_rss_run_kb,
+        peak_rss_results_kb: peak_rss_kb(),
     })
 }
 

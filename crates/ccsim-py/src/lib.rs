@@ -221,6 +221,8 @@ fn bench_web(py: Python<'_>, flows: u64, slowdown: bool) -> PyResult<PyObject> {
     d.set_item("peak_packets", w.peak_packets)?;
     d.set_item("flow_slots", w.flow_slots)?;
     d.set_item("median_slowdown", w.median_slowdown)?;
+    d.set_item("peak_rss_run_kb", w.peak_rss_run_kb)?;
+    d.set_item("peak_rss_results_kb", w.peak_rss_results_kb)?;
     d.set_item("goodput_bps", f64::NAN)?;
     Ok(d.into_py(py))
 }

@@ -99,6 +99,11 @@ pub trait ElementConfig: Send + Sync + std::fmt::Debug {
 /// Parses an element kind's own fields.
 pub type ElementParser = fn(&mut Obj, &mut Errors) -> Option<Arc<dyn ElementConfig>>;
 
+/// The Rust example of docs/models/elements.md, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../../docs/models/elements.md")]
+pub struct ElementsGuide;
+
 /// Element kinds by scenario name: one line per kind.
 pub const REGISTRY: &[(&str, ElementParser)] = &[("shaper", shaper::parse), ("policer", policer::parse), ("replicate", replicate::parse)];
 
