@@ -6,6 +6,7 @@ such), and a verdict per claim."""
 from __future__ import annotations
 
 import base64
+import json
 import datetime as _dt
 import html
 import os
@@ -19,6 +20,35 @@ from . import __version__
 from .catalog import Catalog
 from .papers import Context, Paper
 from .sweep import sweep
+
+
+def _resolved_params(sweeps: dict) -> pd.DataFrame | None:
+    """A table of every component parameter of each sweep's first run (parameter, then one
+    column per sweep), or None."""
+    from .scenario import flatten_params, params
+
+    cols = {}
+    for name, res in sweeps.items():
+        scen = getattr(res, "first_scenario", None)
+        if scen is None:
+            continue
+        try:
+            cols[name] = dict(flatten_params(params(scen)))
+        except Exception:  # noqa: BLE001 - a report must not fail over its appendix
+            continue
+    if not cols:
+        return None
+    keys = list(dict.fromkeys(k for c in cols.values() for k in c))
+    rows = [{"parameter": k, **{n: json.dumps(c.get(k)) if k in c else "" for n, c in cols.items()}} for k in keys]
+    df = pd.DataFrame(rows)
+    if len(cols) > 1:
+        # One value where every sweep agrees; the sweeps' own columns only where they differ.
+        names = list(cols)
+        same = df[names].nunique(axis=1) == 1
+        df.insert(1, "value", df[names[0]].where(same, "(per sweep)"))
+        for n in names:
+            df.loc[same, n] = ""
+    return df
 
 
 def reproduce(paper: Paper, out: str | os.PathLike, mode: str = "quick", workers: int | None = None,
@@ -60,6 +90,12 @@ def reproduce(paper: Paper, out: str | os.PathLike, mode: str = "quick", workers
     params = paper.parameters(mode)
     doc.table(pd.DataFrame([{"parameter": p.name, "value": str(p.value), "source": p.source, "why": p.why} for p in params])
               if params else pd.DataFrame({"parameter": []}))
+    resolved = _resolved_params(sweeps)
+    if resolved is not None:
+        doc.h(3, "Every component's resolved parameters")
+        doc.p("As the engine built them from its typed configurations, for the first run of each sweep "
+              "(defaults filled in; times in seconds, rates in bit/s). Values that differ between sweeps show one column each.")
+        doc.table(resolved)
     doc.h(2, "Experiments")
     doc.table(pd.DataFrame([{"sweep": k, "runs": r.total, "ran now": r.ran, "cached": r.cached, "failed": r.failed}
                             for k, r in sweeps.items()]))

@@ -110,6 +110,27 @@ def validate(scenario: "Scenario | Mapping | PathLike") -> dict:
         raise
 
 
+def params(scenario: "Scenario | Mapping | PathLike") -> dict:
+    """Every component's resolved parameters (defaults filled in, times in seconds, rates
+    in bit/s), from the typed configurations the engine builds: ``links`` (per direction:
+    queue and loss model), ``flows``, ``elements``, ``generators``."""
+    d = as_dict(scenario)
+    try:
+        return json.loads(_core.params(_to_json(d)))
+    except _core.ScenarioInvalid as e:
+        _raise_invalid(e)
+        raise
+
+
+def flatten_params(p: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """``params(...)`` as (path, value) pairs, e.g. ``links[0].ab.queue.params.limit``."""
+    if isinstance(p, dict):
+        return [kv for k, v in p.items() for kv in flatten_params(v, f"{prefix}.{k}" if prefix else k)]
+    if isinstance(p, list) and p and all(isinstance(x, (dict, list)) for x in p):
+        return [kv for i, v in enumerate(p) for kv in flatten_params(v, f"{prefix}[{i}]")]
+    return [(prefix, p)]
+
+
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(\*|\d+)\]")
 
 

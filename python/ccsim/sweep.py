@@ -219,6 +219,8 @@ class SweepResult:
     wall_s: float
     engine_s: float = 0.0
     overhead_s: float = 0.0
+    #: The scenario of the sweep's first valid run (as run: grid values and seed applied).
+    first_scenario: dict | None = None
 
     def catalog(self) -> Catalog:
         return Catalog(self.out, read_only=True)
@@ -311,6 +313,7 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
     for t in tasks:
         unique.setdefault(t.run_id, t)
     say = log or (lambda s: None)
+    first = next((t.scenario for t in tasks if t.error is None), None)
     t0 = time.perf_counter()
     with Catalog(out) as cat:
         done = cat.done_ids(__version__)
@@ -318,7 +321,7 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
         cached = len(unique) - len(todo)
         if not todo:
             say(f"{spec.name}: all {len(unique)} runs are already in {out}/catalog.duckdb (ccsim {__version__}): nothing to run")
-            return SweepResult(out, spec.name, len(unique), 0, cached, 0, time.perf_counter() - t0)
+            return SweepResult(out, spec.name, len(unique), 0, cached, 0, time.perf_counter() - t0, first_scenario=first)
         say(f"{spec.name}: {len(unique)} runs, {cached} cached, {len(todo)} to run on "
             f"{'dask ' + dask if dask else f'{workers} local worker(s)'}")
         if not dask:
@@ -349,7 +352,7 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
                 bar.stop()
         wall = time.perf_counter() - t0
         say(f"{spec.name}: ran {ran} ({failed} failed), {cached} cached, in {wall:.1f} s")
-        return SweepResult(out, spec.name, len(unique), ran, cached, failed, wall, engine, overhead)
+        return SweepResult(out, spec.name, len(unique), ran, cached, failed, wall, engine, overhead, first_scenario=first)
 
 
 class _progress:

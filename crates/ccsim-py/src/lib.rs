@@ -68,6 +68,15 @@ fn validate(py: Python<'_>, json: &str) -> PyResult<PyObject> {
     Ok(d.into_py(py))
 }
 
+/// Every component's resolved parameters of a scenario (JSON text in, JSON text out);
+/// raises ScenarioInvalid if the scenario is invalid.
+#[pyfunction]
+fn params(json: &str) -> PyResult<String> {
+    let v = parse_json(json)?;
+    let spec = guarded(|| scenario::from_value(&v))?.map_err(invalid)?;
+    Ok(spec.params().to_string())
+}
+
 fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty_bound(py);
     for (name, col) in &t.columns {
@@ -254,6 +263,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioInvalid", m.py().get_type_bound::<ScenarioInvalid>())?;
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(params, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_cbr, m)?)?;
     m.add_function(wrap_pyfunction!(bench_tcp, m)?)?;
