@@ -264,3 +264,55 @@ transport = { kind = "tcp", min_rto = "50ms", initial_rto = "100ms" }
     // receiver completed (no flow finished on another flow's packets).
     assert!(f.i64("sent_pkts").unwrap().iter().zip(end).all(|(&s, e)| e.is_nan() || s >= 30));
 }
+
+/// Overlapping pools: a flow never joins a node to itself, whatever is drawn; a closed
+/// loop whose user would have no sender is refused.
+#[test]
+fn overlapping_pools_never_pair_a_node_with_itself() {
+    let toml = r#"
+nodes = ["a", "b", "c"]
+[simulation]
+duration = "3s"
+[[links]]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "1ms"
+[[links]]
+a = "b"
+b = "c"
+rate = "10Mbps"
+delay = "1ms"
+[[generators]]
+name = "one-sender"
+src = "a"
+dst = ["a", "b"]
+arrivals = { kind = "poisson", rate = 50 }
+size = { kind = "fixed", value = 2000 }
+transport = { kind = "cbr", rate = "1Mbps" }
+[[generators]]
+name = "mixed"
+src = ["a", "b", "c"]
+dst = ["a", "b", "c"]
+arrivals = { kind = "poisson", rate = 50 }
+size = { kind = "fixed", value = 2000 }
+transport = { kind = "cbr", rate = "1Mbps" }
+"#;
+    let r = run_toml(toml).unwrap();
+    let (src, dst, gen) = (strs(&r.fct, "src"), strs(&r.fct, "dst"), strs(&r.fct, "generator"));
+    assert_eq!(r.fct.rows() as u64, r.flows_opened);
+    assert!(r.flows_opened > 200);
+    for i in 0..r.fct.rows() {
+        assert_ne!(src[i], dst[i]);
+        if gen[i] == "one-sender" {
+            assert_eq!((src[i].as_str(), dst[i].as_str()), ("a", "b"));
+        }
+    }
+    let closed = toml.replacen(
+        "arrivals = { kind = \"poisson\", rate = 50 }",
+        "arrivals = { kind = \"closed\", users = 2, think = { kind = \"fixed\", value = 0.1 } }",
+        1,
+    );
+    let e = ccsim_core::scenario::from_toml(&closed).err().expect("refused");
+    assert!(e.iter().any(|x| x.path == "generators[0].dst" && x.message.contains("closed loop")), "{e:?}");
+}

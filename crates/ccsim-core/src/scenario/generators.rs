@@ -190,6 +190,10 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
             errs.add(dst_path, "src and dst pools hold only the same node: a flow needs two different nodes");
             continue;
         }
+        if matches!(arrivals, Arrivals::Closed { .. }) && src.len() == 1 && dst.contains(&src[0]) {
+            errs.add(dst_path, "closed loop: a user receiving at the only sender would have no sender; remove it from dst or add senders");
+            continue;
+        }
         if let Some((a, b)) = src.iter().flat_map(|&a| dst.iter().map(move |&b| (a, b))).find(|&(a, b)| a != b && !topo.connected(a, b)) {
             refs.add(path, format!("no route from '{}' to '{}'", topo.nodes.names[a as usize], topo.nodes.names[b as usize]));
             continue;

@@ -144,19 +144,30 @@ impl GenState {
     /// closed-loop user always receives at `dst[user % len]`.
     fn pair(&mut self, user: u32) -> Option<(u32, u32)> {
         let (src, dst) = (&self.spec.src, &self.spec.dst);
-        let d = if user == u32::MAX { dst[self.rng.gen_range(0..dst.len())] } else { dst[user as usize % dst.len()] };
-        let candidates = src.len() - src.contains(&d) as usize;
-        if candidates == 0 {
-            return None;
-        }
-        let mut i = self.rng.gen_range(0..candidates);
-        if let Some(p) = src.iter().position(|&x| x == d) {
-            if i >= p {
-                i += 1;
-            }
-        }
-        Some((src[i], d))
+        let d = if user != u32::MAX {
+            dst[user as usize % dst.len()]
+        } else if src.len() == 1 {
+            // The only sender cannot also be the receiver: draw among the other receivers.
+            pick_except(&mut self.rng, dst, src[0])?
+        } else {
+            dst[self.rng.gen_range(0..dst.len())]
+        };
+        Some((pick_except(&mut self.rng, src, d)?, d))
     }
+}
+
+/// A uniform draw from `pool` without `x` (`None` if nothing else is there).
+fn pick_except(rng: &mut SimRng, pool: &[u32], x: u32) -> Option<u32> {
+    let pos = pool.iter().position(|&v| v == x);
+    let n = pool.len() - pos.is_some() as usize;
+    if n == 0 {
+        return None;
+    }
+    let mut i = rng.gen_range(0..n);
+    if pos.is_some_and(|p| i >= p) {
+        i += 1;
+    }
+    Some(pool[i])
 }
 
 impl Simulation {
@@ -175,7 +186,11 @@ impl Simulation {
         if user == u32::MAX {
             st.next_open_arrival(g, now, &mut self.core.sched);
         }
-        let Some((src, dst)) = pair else { return };
+        let Some((src, dst)) = pair else {
+            // No pair (validation rules it out): not opened.
+            st.opened = k;
+            return;
+        };
         let rng = crate::rng::stream(self.seed, &format!("gen:{}:{k}", st.spec.name));
         let (sender, mut agents) = st.spec.transport.build(rng, Some(size), 1);
         let kind = st.spec.transport.kind();
