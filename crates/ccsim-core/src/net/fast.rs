@@ -160,13 +160,12 @@ impl Network {
 
     /// The only incoming and outgoing directions of node `v`, if both are lazy.
     pub fn lazy_host_links(&self, v: u32) -> Option<(u32, u32)> {
-        let out = self.sole_link[v as usize];
+        let out = self.routes.sole[v as usize];
         if out == NO_ROUTE || self.links[out as usize].lazy.is_none() {
             return None;
         }
-        let mut ins = self.links.iter().enumerate().filter(|(_, l)| l.to == v);
-        match (ins.next(), ins.next()) {
-            (Some((i, l)), None) if l.lazy.is_some() => Some((i as u32, out)),
+        match self.in_links[v as usize].as_slice() {
+            &[i] if self.links[i as usize].lazy.is_some() => Some((i, out)),
             _ => None,
         }
     }

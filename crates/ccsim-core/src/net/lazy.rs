@@ -104,7 +104,7 @@ impl LazyFifo {
     pub fn new(limit: Limit) -> Self {
         LazyFifo {
             limit,
-            ledger: VecDeque::with_capacity(16),
+            ledger: VecDeque::new(),
             base: 0,
             cursor: 0,
             wait_pkts: 0,

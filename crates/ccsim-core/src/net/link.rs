@@ -82,7 +82,7 @@ impl LinkDir {
             stats: QueueStats::default(),
             capture: None,
             drop_log: None,
-            in_flight: VecDeque::with_capacity(64),
+            in_flight: VecDeque::new(),
             lazy: None,
             cut_ok: false,
             void_arrivals: 0,

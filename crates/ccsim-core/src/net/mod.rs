@@ -24,7 +24,7 @@ mod link;
 mod routing;
 
 pub use link::{DropLog, LinkDir};
-pub use routing::{next_hops, MulticastTree, BRANCH};
+pub use routing::{MulticastTree, Routes, BRANCH};
 
 use crate::engine::{Event, Scheduler};
 use crate::measure::{FlowTable, QueueStats};
@@ -60,11 +60,8 @@ pub struct Node {
 pub struct Network {
     pub nodes: Vec<Node>,
     pub links: Vec<LinkDir>,
-    /// `next_hop[node * n + dst]` = outgoing link direction, or [`NO_ROUTE`].
-    next_hop: Vec<u32>,
-    /// For a node with a single outgoing link (a host): that link, used without a table
-    /// look-up (the n×n table does not fit in cache for large topologies).
-    sole_link: Vec<u32>,
+    /// Unicast routes (see [`Routes`]).
+    routes: Routes,
     /// For a lazy direction fed by exactly one other lazy direction (over the routes of
     /// every flow, both ways) and by no local source: that feeder; else [`NO_ROUTE`].
     fed_by: Vec<u32>,
@@ -92,8 +89,9 @@ pub struct Network {
     read_horizon: Time,
     dropped: Dropped,
     removed: Vec<PktId>,
-    /// Per node, its outgoing link directions.
+    /// Per node, its outgoing and incoming link directions.
     out_links: Vec<Vec<u32>>,
+    in_links: Vec<Vec<u32>>,
     /// Multicast groups: group `g` has address `nodes.len() + g`.
     groups: Vec<routing::MulticastTree>,
     /// Flows below this index are the scenario's; those above were created during the run
@@ -108,8 +106,7 @@ impl Network {
         let mut net = Network {
             nodes,
             links,
-            next_hop: Vec::new(),
-            sole_link: Vec::new(),
+            routes: Routes::default(),
             fed_by,
             batch_in: vec![Vec::new(); n],
             lookahead: vec![0; n],
@@ -123,21 +120,14 @@ impl Network {
             dropped: Vec::with_capacity(16),
             removed: Vec::new(),
             out_links: vec![Vec::new(); n],
+            in_links: vec![Vec::new(); n],
             groups: Vec::new(),
             static_flows: u32::MAX,
         };
         net.compute_routes();
-        let mut out_degree = vec![0u32; net.nodes.len()];
-        net.sole_link = vec![NO_ROUTE; net.nodes.len()];
         for (i, l) in net.links.iter().enumerate() {
             net.out_links[l.from as usize].push(i as u32);
-            out_degree[l.from as usize] += 1;
-            net.sole_link[l.from as usize] = i as u32;
-        }
-        for (v, d) in out_degree.iter().enumerate() {
-            if *d != 1 {
-                net.sole_link[v] = NO_ROUTE;
-            }
+            net.in_links[l.to as usize].push(i as u32);
         }
         net
     }

@@ -1,6 +1,6 @@
-//! Static shortest-path routing: a next-hop table by BFS over hop counts, ties to the
-//! lowest-numbered link direction (deterministic), the host shortcut, and multicast trees
-//! (the union of the unicast paths from a group's sender to its receivers).
+//! Static shortest-path routing ([`Routes`]: BFS over hop counts, ties to the lowest-numbered
+//! link direction, memory linear in the hosts) and multicast trees (the union of the
+//! unicast paths from a group's sender to its receivers).
 
 use super::{Network, NO_ROUTE};
 use std::collections::VecDeque;
@@ -8,35 +8,139 @@ use std::collections::VecDeque;
 /// [`MulticastTree::next`] of a node where the tree branches.
 pub const BRANCH: u32 = NO_ROUTE - 1;
 
-/// Shortest paths by hop count over `n` nodes and link directions `(from, to)`: the
-/// table `next_hop[node * n + dst]` (BFS from every destination over reversed links; ties
-/// go to the lowest-numbered link direction, so routes are deterministic).
-pub fn next_hops(n: usize, links: &[(u32, u32)]) -> Vec<u32> {
-    let mut next_hop = vec![NO_ROUTE; n * n];
-    // incoming[v] = link dirs ending at v, in index order.
-    let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (i, &(_, to)) in links.iter().enumerate() {
-        incoming[to as usize].push(i as u32);
-    }
-    let mut dist = vec![u32::MAX; n];
-    let mut queue = VecDeque::new();
-    for dst in 0..n {
-        dist.iter_mut().for_each(|d| *d = u32::MAX);
-        dist[dst] = 0;
-        queue.clear();
-        queue.push_back(dst);
-        while let Some(v) = queue.pop_front() {
-            for &li in &incoming[v] {
-                let u = links[li as usize].0 as usize;
-                if dist[u] == u32::MAX {
-                    dist[u] = dist[v] + 1;
-                    next_hop[u * n + dst] = li;
-                    queue.push_back(u);
+/// Static shortest-path routes by hop count, in memory linear in the nodes for the usual
+/// shapes: a *leaf* (a node with one link out and one link in, from the same neighbour: a
+/// host) is reached through its neighbour, so only the other (*core*) nodes need a full
+/// table, `core × core`. A dumbbell of 10⁵ hosts has two core nodes.
+///
+/// The routes are exactly those of a breadth-first search from every destination over
+/// reversed links, ties to the lowest-numbered link direction (deterministic): a leaf never
+/// relays, so the search from a leaf is the one from its neighbour, one hop longer, and
+/// leaves found on the way change the order in which no other node is found.
+#[derive(Clone, Debug, Default)]
+pub struct Routes {
+    n: usize,
+    /// Per node: its one outgoing link, if it has exactly one.
+    pub(super) sole: Vec<u32>,
+    /// Per node as a sender: its row in `table` (`core index · core_n`; unused for a leaf).
+    row: Vec<u32>,
+    /// Per node as a destination: (its neighbour if it is a leaf, else [`NO_ROUTE`]; the
+    /// link from that neighbour to it; the column in `table` of it or its neighbour).
+    dst: Vec<[u32; 3]>,
+    core_n: usize,
+    /// `table[row(node) + column(dst)]` between core nodes.
+    table: Vec<u32>,
+}
+
+impl Routes {
+    /// Routes over `n` nodes and link directions `(from, to)`.
+    pub fn new(n: usize, links: &[(u32, u32)]) -> Self {
+        let (mut outs, mut ins) = (vec![0u32; n], vec![0u32; n]);
+        let mut sole = vec![NO_ROUTE; n];
+        let mut only_in = vec![NO_ROUTE; n];
+        for (i, &(a, b)) in links.iter().enumerate() {
+            outs[a as usize] += 1;
+            ins[b as usize] += 1;
+            sole[a as usize] = i as u32;
+            only_in[b as usize] = i as u32;
+        }
+        let mut attach = vec![NO_ROUTE; n];
+        let mut down = vec![NO_ROUTE; n];
+        for v in 0..n {
+            if outs[v] != 1 {
+                sole[v] = NO_ROUTE;
+                continue;
+            }
+            let (up, dn) = (sole[v], only_in[v]);
+            let neighbour = links[up as usize].1;
+            if ins[v] == 1 && links[dn as usize].0 == neighbour && neighbour as usize != v {
+                attach[v] = neighbour;
+                down[v] = dn;
+            }
+        }
+        // A neighbour that is itself a leaf (two hosts joined by one link): both are core.
+        for v in 0..n {
+            let a = attach[v];
+            if a != NO_ROUTE && attach[a as usize] != NO_ROUTE {
+                attach[v] = NO_ROUTE;
+                attach[a as usize] = NO_ROUTE;
+            }
+        }
+        let mut core_ix = vec![NO_ROUTE; n];
+        let mut core_nodes = Vec::new();
+        for v in 0..n {
+            if attach[v] == NO_ROUTE {
+                core_ix[v] = core_nodes.len() as u32;
+                core_nodes.push(v as u32);
+            }
+        }
+        let core_n = core_nodes.len();
+        // BFS from every core destination over reversed links between core nodes, in link
+        // index order.
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); core_n];
+        for (i, &(a, b)) in links.iter().enumerate() {
+            let (ca, cb) = (core_ix[a as usize], core_ix[b as usize]);
+            if ca != NO_ROUTE && cb != NO_ROUTE {
+                incoming[cb as usize].push(i as u32);
+            }
+        }
+        let mut table = vec![NO_ROUTE; core_n * core_n];
+        let mut dist = vec![u32::MAX; core_n];
+        let mut queue = VecDeque::new();
+        for dst in 0..core_n {
+            dist.iter_mut().for_each(|d| *d = u32::MAX);
+            dist[dst] = 0;
+            queue.clear();
+            queue.push_back(dst);
+            while let Some(v) = queue.pop_front() {
+                for &li in &incoming[v] {
+                    let u = core_ix[links[li as usize].0 as usize] as usize;
+                    if dist[u] == u32::MAX {
+                        dist[u] = dist[v] + 1;
+                        table[u * core_n + dst] = li;
+                        queue.push_back(u);
+                    }
                 }
             }
         }
+        let row = (0..n).map(|v| if core_ix[v] == NO_ROUTE { 0 } else { core_ix[v] * core_n as u32 }).collect();
+        let dst = (0..n)
+            .map(|v| {
+                let col = if attach[v] == NO_ROUTE { core_ix[v] } else { core_ix[attach[v] as usize] };
+                [attach[v], down[v], col]
+            })
+            .collect();
+        Routes { n, sole, row, dst, core_n, table }
     }
-    next_hop
+
+    /// The link direction `node` uses towards node `dst` ([`NO_ROUTE`]: none, or `node == dst`).
+    /// A node with one link out answers that link for any other destination, reachable or
+    /// not (the scenario's validation refuses flows without a route).
+    #[inline(always)]
+    pub fn next(&self, node: u32, dst: u32) -> u32 {
+        if node == dst {
+            return NO_ROUTE;
+        }
+        let sole = self.sole[node as usize];
+        if sole != NO_ROUTE {
+            return sole;
+        }
+        let [attach, down, col] = self.dst[dst as usize];
+        if attach == node {
+            return down;
+        }
+        self.table[(self.row[node as usize] + col) as usize]
+    }
+
+    /// Nodes.
+    pub fn nodes(&self) -> usize {
+        self.n
+    }
+
+    /// Nodes with a full routing table (not leaves).
+    pub fn core_nodes(&self) -> usize {
+        self.core_n
+    }
 }
 
 /// A multicast group's tree: the union of the unicast paths from its sender to each
@@ -53,15 +157,16 @@ pub struct MulticastTree {
 }
 
 impl MulticastTree {
-    /// The tree from `sender` to `receivers` over the routes of `next_hop` (see
-    /// [`next_hops`]); `None` if a receiver is unreachable.
-    pub fn new(n: usize, next_hop: &[u32], links: &[(u32, u32)], sender: u32, receivers: &[u32]) -> Option<Self> {
+    /// The tree from `sender` to `receivers` over `routes`; `None` if a receiver is
+    /// unreachable.
+    pub fn new(routes: &Routes, links: &[(u32, u32)], sender: u32, receivers: &[u32]) -> Option<Self> {
+        let n = routes.nodes();
         let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
         for &r in receivers {
             let mut at = sender;
             let mut hops = 0;
             while at != r {
-                let l = next_hop[at as usize * n + r as usize];
+                let l = routes.next(at, r);
                 if l == NO_ROUTE || hops > n {
                     return None;
                 }
@@ -101,33 +206,29 @@ impl MulticastTree {
 }
 
 impl Network {
-    /// Shortest paths by hop count (see [`next_hops`]).
+    /// Shortest paths by hop count (see [`Routes`]).
     pub(super) fn compute_routes(&mut self) {
         let ends: Vec<(u32, u32)> = self.links.iter().map(|l| (l.from, l.to)).collect();
-        self.next_hop = next_hops(self.nodes.len(), &ends);
+        self.routes = Routes::new(self.nodes.len(), &ends);
     }
 
     /// The link direction `node` uses towards `dst`: a node, or a multicast group address
     /// (`nodes + group`; [`NO_ROUTE`] off the tree or at a leaf, [`BRANCH`] where it
     /// branches).
-    #[inline]
+    #[inline(always)]
     pub fn route(&self, node: u32, dst: u32) -> u32 {
         let n = self.nodes.len();
         if dst as usize >= n {
             return self.groups[dst as usize - n].next[node as usize];
         }
-        let sole = self.sole_link[node as usize];
-        if sole != NO_ROUTE && node != dst {
-            return sole;
-        }
-        self.next_hop[node as usize * n + dst as usize]
+        self.routes.next(node, dst)
     }
 
     /// Adds a multicast group (its tree, see [`MulticastTree::new`]) and returns its
     /// address; `None` if a receiver is unreachable.
     pub fn add_group(&mut self, sender: u32, receivers: &[u32]) -> Option<u32> {
         let ends: Vec<(u32, u32)> = self.links.iter().map(|l| (l.from, l.to)).collect();
-        let tree = MulticastTree::new(self.nodes.len(), &self.next_hop, &ends, sender, receivers)?;
+        let tree = MulticastTree::new(&self.routes, &ends, sender, receivers)?;
         self.groups.push(tree);
         Some((self.nodes.len() + self.groups.len() - 1) as u32)
     }
@@ -157,6 +258,90 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::{stream, Rng};
+
+    /// The plain all-pairs table: BFS from every destination over reversed links.
+    fn all_pairs(n: usize, links: &[(u32, u32)]) -> Vec<u32> {
+        let mut next = vec![NO_ROUTE; n * n];
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, &(_, b)) in links.iter().enumerate() {
+            incoming[b as usize].push(i as u32);
+        }
+        for dst in 0..n {
+            let mut dist = vec![u32::MAX; n];
+            dist[dst] = 0;
+            let mut q = VecDeque::from([dst]);
+            while let Some(v) = q.pop_front() {
+                for &li in &incoming[v] {
+                    let u = links[li as usize].0 as usize;
+                    if dist[u] == u32::MAX {
+                        dist[u] = dist[v] + 1;
+                        next[u * n + dst] = li;
+                        q.push_back(u);
+                    }
+                }
+            }
+        }
+        next
+    }
+
+    /// Random topologies (meshes of routers with hosts hanging off them, host pairs, a
+    /// disconnected part): the compressed routes equal the full table everywhere.
+    #[test]
+    fn compressed_routes_equal_the_full_table() {
+        let mut rng = stream(4, "routes");
+        for _ in 0..200 {
+            let routers = rng.gen_range(1..8u32);
+            let hosts = rng.gen_range(0..12u32);
+            let n = (routers + hosts + 2) as usize;
+            let mut links = Vec::new();
+            let duplex = |a: u32, b: u32, links: &mut Vec<(u32, u32)>| {
+                links.push((a, b));
+                links.push((b, a));
+            };
+            for r in 1..routers {
+                duplex(rng.gen_range(0..r), r, &mut links);
+                if rng.gen_bool(0.3) {
+                    duplex(rng.gen_range(0..routers), r, &mut links);
+                }
+            }
+            for h in 0..hosts {
+                duplex(rng.gen_range(0..routers), routers + h, &mut links);
+                if rng.gen_bool(0.1) {
+                    duplex(rng.gen_range(0..routers), routers + h, &mut links);
+                }
+            }
+            // Two hosts joined only to each other, apart from the rest.
+            duplex(routers + hosts, routers + hosts + 1, &mut links);
+            let r = Routes::new(n, &links);
+            let full = all_pairs(n, &links);
+            for a in 0..n as u32 {
+                for b in 0..n as u32 {
+                    let want = if a == b { NO_ROUTE } else { full[a as usize * n + b as usize] };
+                    let got = r.next(a, b);
+                    // A one-link node answers its link even where no route exists.
+                    let shortcut = want == NO_ROUTE && a != b && got == r.sole[a as usize];
+                    assert!(got == want || shortcut, "{a} -> {b}: {got} against {want} in {links:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_dumbbell_of_many_hosts_keeps_a_two_node_table() {
+        let hosts = 100_000u32;
+        let mut links = vec![(0, 1), (1, 0)];
+        for h in 0..hosts {
+            let (host, router) = (2 + h, h % 2);
+            links.push((host, router));
+            links.push((router, host));
+        }
+        let r = Routes::new(2 + hosts as usize, &links);
+        assert_eq!(r.core_nodes(), 2);
+        assert_eq!(r.next(2, 3), links.iter().position(|&l| l == (2, 0)).unwrap() as u32);
+        assert_eq!(r.next(0, 3), 0);
+        assert_eq!(r.next(1, 3), links.iter().position(|&l| l == (1, 3)).unwrap() as u32);
+    }
 
     /// s - a - b - {c, d}; a - e: the tree from s to c, d, e branches at a and b.
     #[test]
@@ -167,8 +352,7 @@ mod tests {
             links.push((x, y));
             links.push((y, x));
         }
-        let nh = next_hops(names.len(), &links);
-        let t = MulticastTree::new(names.len(), &nh, &links, 0, &[3, 4, 5]).unwrap();
+        let t = MulticastTree::new(&Routes::new(names.len(), &links), &links, 0, &[3, 4, 5]).unwrap();
         assert_eq!(t.branch_nodes(), vec![1, 2]);
         assert_eq!(t.next[0], 0); // s -> a
         assert_eq!(t.children[1], vec![2, 8]); // a -> b, a -> e
@@ -176,6 +360,6 @@ mod tests {
         assert_eq!(t.next[3], NO_ROUTE);
         assert!(t.is_member(5) && !t.is_member(1));
         // A receiver in another component: no tree.
-        assert!(MulticastTree::new(7, &next_hops(7, &links), &links, 0, &[6]).is_none());
+        assert!(MulticastTree::new(&Routes::new(7, &links), &links, 0, &[6]).is_none());
     }
 }

@@ -167,8 +167,10 @@ pub struct TraceSpec {
 
 impl Spec {
     /// Every component's resolved parameters (defaults filled in), as scenario values:
-    /// `links` (per direction: queue and loss model), `flows` (kind and parameters). For
-    /// reports and run metadata: a run lists exactly what it simulated.
+    /// `links` (per direction: queue and loss model), `flows` (kind and parameters),
+    /// `elements`, `generators`. For reports and run metadata: a run lists exactly what it
+    /// simulated. Links alike in rate, delay, queues and loss models are listed once, with
+    /// their count and first names (a dumbbell's thousands of access links are one entry).
     pub fn params(&self) -> Value {
         let dir = |l: &LinkSpec, d: usize| {
             serde_json::json!({
@@ -176,12 +178,32 @@ impl Spec {
                 "loss": l.loss[d].as_ref().map(|m| serde_json::json!({ "kind": m.kind(), "params": m.params() })),
             })
         };
-        let links: Vec<Value> = self
-            .links
+        let ptr = |c: Option<&Arc<dyn LossConfig>>| c.map(|a| Arc::as_ptr(a) as *const () as usize).unwrap_or(0);
+        let mut groups: Vec<((u64, Time, [usize; 4]), Vec<&LinkSpec>)> = Vec::new();
+        let mut index: HashMap<(u64, Time, [usize; 4]), usize> = HashMap::new();
+        for l in &self.links {
+            let q = |d: usize| Arc::as_ptr(&l.queue[d]) as *const () as usize;
+            let key = (l.rate_bps, l.delay, [q(0), q(1), ptr(l.loss[0].as_ref()), ptr(l.loss[1].as_ref())]);
+            match index.get(&key) {
+                Some(&i) => groups[i].1.push(l),
+                None => {
+                    index.insert(key, groups.len());
+                    groups.push((key, vec![l]));
+                }
+            }
+        }
+        let links: Vec<Value> = groups
             .iter()
-            .map(|l| {
+            .map(|(_, ls)| {
+                let l = ls[0];
+                let mut names: Vec<&str> = ls.iter().take(5).map(|l| l.name.as_str()).collect();
+                let more = format!("... {} more", ls.len().saturating_sub(5));
+                if ls.len() > 5 {
+                    names.push(&more);
+                }
                 serde_json::json!({
-                    "name": l.name,
+                    "names": names,
+                    "count": ls.len(),
                     "a": self.nodes[l.a as usize],
                     "b": self.nodes[l.b as usize],
                     "rate_bps": l.rate_bps,
@@ -320,10 +342,10 @@ fn check_multicast(topo: &topology::Topology, flows: &[FlowSpec], elements: &[El
     }
     let n = topo.nodes.names.len();
     let dirs: Vec<(u32, u32)> = topo.links.iter().flat_map(|l| [(l.a, l.b), (l.b, l.a)]).collect();
-    let next_hop = crate::net::next_hops(n, &dirs);
+    let routes = crate::net::Routes::new(n, &dirs);
     let names = &topo.nodes.names;
     for f in flows.iter().filter(|f| f.dsts.len() > 1) {
-        let Some(tree) = crate::net::MulticastTree::new(n, &next_hop, &dirs, f.src, &f.dsts) else { continue };
+        let Some(tree) = crate::net::MulticastTree::new(&routes, &dirs, f.src, &f.dsts) else { continue };
         for v in tree.branch_nodes() {
             if !elements.iter().any(|e| e.node == v && e.config.kind() == "replicate") {
                 errs.add(

@@ -17,22 +17,14 @@ pub(crate) struct Topology {
     pub nodes: Nodes,
     pub links: Vec<LinkSpec>,
     pub link_names: HashMap<String, u32>,
-    /// Union-find over nodes (links are duplex): which nodes are connected.
-    parent: Vec<u32>,
+    /// Per node: its connected component (links are duplex).
+    component: Vec<u32>,
 }
 
 impl Topology {
-    fn find(&self, x: u32) -> u32 {
-        let mut x = x;
-        while self.parent[x as usize] != x {
-            x = self.parent[x as usize];
-        }
-        x
-    }
-
     /// Whether a path joins `a` and `b`.
     pub fn connected(&self, a: u32, b: u32) -> bool {
-        self.find(a) == self.find(b)
+        self.component[a as usize] == self.component[b as usize]
     }
 
     /// `"name"` = forward direction of link `name`; `"x->y"` = the direction from x to y.
@@ -107,12 +99,33 @@ pub(crate) fn parse(top: &mut Obj, errs: &mut Errors) -> Topology {
             t.links.push(LinkSpec { name: lname, a, b, rate_bps: parts.rate, delay: parts.delay, queue: parts.queue, loss: parts.loss });
         }
     }
-    t.parent = (0..t.nodes.names.len() as u32).collect();
-    for i in 0..t.links.len() {
-        let (ra, rb) = (t.find(t.links[i].a), t.find(t.links[i].b));
-        t.parent[ra as usize] = rb;
-    }
+    t.component = components(t.nodes.names.len(), t.links.iter().map(|l| (l.a, l.b)));
     t
+}
+
+/// Each node's connected component (a union-find with path halving and union by size:
+/// near-linear in nodes and links).
+fn components(n: usize, edges: impl Iterator<Item = (u32, u32)>) -> Vec<u32> {
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    let mut size = vec![1u32; n];
+    fn find(p: &mut [u32], mut x: u32) -> u32 {
+        while p[x as usize] != x {
+            p[x as usize] = p[p[x as usize] as usize];
+            x = p[x as usize];
+        }
+        x
+    }
+    for (a, b) in edges {
+        let (mut ra, mut rb) = (find(&mut parent, a), find(&mut parent, b));
+        if ra != rb {
+            if size[ra as usize] < size[rb as usize] {
+                std::mem::swap(&mut ra, &mut rb);
+            }
+            parent[rb as usize] = ra;
+            size[ra as usize] += size[rb as usize];
+        }
+    }
+    (0..n as u32).map(|v| find(&mut parent, v)).collect()
 }
 
 /// `nodes = ["a", "b"]` or `[{ name = "a" }, ...]`.
