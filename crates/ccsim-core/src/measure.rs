@@ -324,7 +324,7 @@ impl FlowTable {
             return;
         }
         s.on_drop_parts(site, reason, forward, size);
-        if dscp != 0 {
+        if dscp != 0 && forward {
             s.class(dscp).drops += 1;
         }
         if s.watch {

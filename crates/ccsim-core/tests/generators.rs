@@ -316,3 +316,35 @@ transport = { kind = "cbr", rate = "1Mbps" }
     let e = ccsim_core::scenario::from_toml(&closed).err().expect("refused");
     assert!(e.iter().any(|x| x.path == "generators[0].dst" && x.message.contains("closed loop")), "{e:?}");
 }
+
+/// `stop` ends each closed-loop user on its own: a user whose next flow would open after
+/// `stop` stops, the others go on until theirs do (one user reaching `stop` once ended
+/// them all).
+#[test]
+fn closed_loop_users_stop_one_by_one() {
+    let mut toml = String::from("nodes = [\"srv\", \"r\", \"c0\", \"c1\", \"c2\", \"c3\"]\n[simulation]\nduration = \"12s\"\nseed = 4\n");
+    toml += "[[links]]\na = \"srv\"\nb = \"r\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\n";
+    for (i, d) in ["3ms", "40ms", "90ms", "170ms"].iter().enumerate() {
+        toml += &format!("[[links]]\na = \"r\"\nb = \"c{i}\"\nrate = \"50Mbps\"\ndelay = \"{d}\"\n");
+    }
+    toml += r#"
+[[generators]]
+name = "users"
+src = "srv"
+dst = "c{0..3}"
+arrivals = { kind = "closed", users = 8, think = { kind = "fixed", value = "0.5s" } }
+size = { kind = "exponential", mean = "30KB" }
+transport = { kind = "tcp", profile = "linux" }
+stop = "5s"
+"#;
+    let r = run_toml(&toml).unwrap();
+    let f = &r.fct;
+    let (user, start, end) = (f.i64("user").unwrap(), f.f64("start_s").unwrap(), f.f64("end_s").unwrap());
+    for u in 0..8 {
+        let rows: Vec<usize> = (0..f.rows()).filter(|&i| user[i] == u).collect();
+        let last = *rows.last().unwrap();
+        assert!(start[last] < 5.0);
+        // Its next flow would have opened at end + 0.5 s: at or after stop, or it would exist.
+        assert!(end[last] + 0.5 >= 5.0 - 1e-9, "user {u} stopped at {} (next at {})", end[last], end[last] + 0.5);
+    }
+}

@@ -131,3 +131,14 @@ fn unicast_rows_in_the_receivers_table_repeat_the_flow_table() {
     let b = run_toml(&scenario(REPLICATE)).unwrap();
     assert_eq!(a.receivers, b.receivers);
 }
+
+/// A replicate element whose filters do not admit a group's packets does not count.
+#[test]
+fn a_replicate_element_must_admit_the_group() {
+    let filtered = format!("{REPLICATE}flows = [\"nope\"]\n");
+    let e = from_toml(&scenario(&filtered)).err().expect("invalid");
+    assert!(e.iter().any(|x| x.message.contains("branches at node 'r1'") && x.message.contains("filters")), "{e:?}");
+    // `from` naming the tree's link into the node admits them.
+    let ok = format!("{REPLICATE}from = \"r0->r1\"\n");
+    assert!(from_toml(&scenario(&ok)).is_ok());
+}

@@ -67,11 +67,15 @@ impl<'a> ElemCtx<'a> {
         c.net.enqueue_now(link, p.id, &mut c.sched, &mut c.pool, &mut c.flows);
     }
 
-    /// A copy of the packet (a new packet with its own id), owned by the element.
+    /// A copy of the packet (a new packet in the pool), owned by the element. It keeps the
+    /// original's uid: it is the same packet (as an IP multicast copy keeps its IP id), so a
+    /// copy of an earlier flow's packet is still recognised as such.
     pub fn replicate(&mut self, p: &Pkt) -> Pkt {
         self.stats.copies += 1;
         let copy = *self.core.pool.get(p.id);
-        Pkt { id: self.core.pool.alloc(copy), from: p.from }
+        let id = self.core.pool.alloc(copy);
+        self.core.pool.get_mut(id).uid = copy.uid;
+        Pkt { id, from: p.from }
     }
 
     /// A new packet originated here, built by `fill` (which sets flow, addresses, size,

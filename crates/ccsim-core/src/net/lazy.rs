@@ -405,7 +405,7 @@ impl LazyFifo {
                 } else {
                     f.undo_drop_parts(ld, reason, c.forward, c.size);
                 }
-                if c.dscp != 0 {
+                if c.dscp != 0 && c.forward {
                     let k = f.class(c.dscp);
                     k.drops = if add { k.drops + 1 } else { k.drops.saturating_sub(1) };
                 }

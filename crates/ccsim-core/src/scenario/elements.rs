@@ -9,6 +9,9 @@ use crate::element::LOCAL;
 use serde_json::Value;
 use std::collections::HashMap;
 
+/// At most this many elements at one node (a chain position is a 16-bit number).
+pub const MAX_PER_NODE: usize = 1000;
+
 /// The parsed elements and their names.
 #[derive(Default)]
 pub(crate) struct Elements {
@@ -116,6 +119,10 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, errs: &mut Er
                 v.sort_unstable();
                 v
             });
+            if out.elements.iter().filter(|e| e.node == ni).count() >= MAX_PER_NODE {
+                errs.add(node_path.clone(), format!("more than {MAX_PER_NODE} elements at node '{nname}'"));
+                break;
+            }
             if out.names.insert(ename.clone(), out.elements.len() as u32).is_some() {
                 errs.add(format!("{path}.name"), format!("duplicate element name '{ename}'"));
                 break;

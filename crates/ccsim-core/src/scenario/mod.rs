@@ -179,8 +179,10 @@ impl Spec {
             })
         };
         let ptr = |c: Option<&Arc<dyn LossConfig>>| c.map(|a| Arc::as_ptr(a) as *const () as usize).unwrap_or(0);
-        let mut groups: Vec<((u64, Time, [usize; 4]), Vec<&LinkSpec>)> = Vec::new();
-        let mut index: HashMap<(u64, Time, [usize; 4]), usize> = HashMap::new();
+        // Links alike: rate, delay and the identities of their four components' configurations.
+        type Alike = (u64, Time, [usize; 4]);
+        let mut groups: Vec<(Alike, Vec<&LinkSpec>)> = Vec::new();
+        let mut index: HashMap<Alike, usize> = HashMap::new();
         for l in &self.links {
             let q = |d: usize| Arc::as_ptr(&l.queue[d]) as *const () as usize;
             let key = (l.rate_bps, l.delay, [q(0), q(1), ptr(l.loss[0].as_ref()), ptr(l.loss[1].as_ref())]);
@@ -344,13 +346,34 @@ fn check_multicast(topo: &topology::Topology, flows: &[FlowSpec], elements: &[El
     let dirs: Vec<(u32, u32)> = topo.links.iter().flat_map(|l| [(l.a, l.b), (l.b, l.a)]).collect();
     let routes = crate::net::Routes::new(n, &dirs);
     let names = &topo.nodes.names;
-    for f in flows.iter().filter(|f| f.dsts.len() > 1) {
+    for (fi, f) in flows.iter().enumerate().filter(|(_, f)| f.dsts.len() > 1) {
         let Some(tree) = crate::net::MulticastTree::new(&routes, &dirs, f.src, &f.dsts) else { continue };
         for v in tree.branch_nodes() {
-            if !elements.iter().any(|e| e.node == v && e.config.kind() == "replicate") {
+            // The packet arrives on the tree's link into v (or is sent at v by the sender).
+            let from = if v == f.src {
+                crate::element::LOCAL
+            } else {
+                (0..dirs.len() as u32)
+                    .find(|&l| dirs[l as usize].1 == v && tree.children[dirs[l as usize].0 as usize].contains(&l))
+                    .unwrap_or(u32::MAX)
+            };
+            let admits = |e: &&ElementSpec| {
+                let has = |list: &Option<Vec<u32>>, x: u32| list.as_ref().is_none_or(|l| l.contains(&x));
+                has(&e.filter.from, from) && has(&e.filter.flows, fi as u32) && e.filter.to.is_none()
+            };
+            let here: Vec<&ElementSpec> = elements.iter().filter(|e| e.node == v && e.config.kind() == "replicate").collect();
+            if here.is_empty() {
                 errs.add(
                     "flows",
                     format!("flow '{}' branches at node '{}': place an element of kind \"replicate\" there", f.name, names[v as usize]),
+                );
+            } else if !here.iter().any(admits) {
+                errs.add(
+                    "flows",
+                    format!(
+                        "flow '{}' branches at node '{}', where no replicate element's filters (from, flows; to cannot match a branching packet) admit its packets",
+                        f.name, names[v as usize]
+                    ),
                 );
             }
         }

@@ -53,10 +53,14 @@ impl Simulation {
             let c = &mut self.core;
             let ld = c.net.route(w.node, dst);
             if ld >= crate::net::BRANCH {
-                // A multicast packet where its tree branches (not replicated: the element
-                // there let it past) or off its tree.
+                // A multicast packet where its tree branches but no element replicated it
+                // (validation rules this out) or off its tree: dropped, counted at the node's
+                // first element.
+                let e = self.chains[w.node as usize][0];
+                let site = c.net.links.len() as u32 + e;
                 let p = c.pool.get(w.id);
-                c.flows.drop_packet(w.node, crate::queue::DropReason::Policed, p);
+                c.flows.drop_packet(site, crate::queue::DropReason::Policed, p);
+                self.elements[e as usize].stats.drops[crate::queue::DropReason::Policed as usize] += 1;
                 c.pool.free(w.id);
                 return;
             }

@@ -27,7 +27,7 @@ impl Simulation {
             .iter()
             .map(|&i| {
                 let g = r.gen[i];
-                if !self.gens[g as usize].spec.slowdown {
+                if !self.gens[g as usize].spec.slowdown || r.end[i] == Time::MAX {
                     return f64::NAN;
                 }
                 let key = (g, r.src[i], r.dst[i], r.size[i]);

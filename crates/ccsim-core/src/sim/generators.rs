@@ -35,6 +35,8 @@ pub(super) struct GenState {
     pub alive: u32,
     /// No more flows will be opened.
     pub exhausted: bool,
+    /// Closed loop: users still opening flows.
+    users_active: u32,
     /// Where this generator's finished flows lost packets, summed.
     pub drop_sites: Vec<crate::measure::DropSite>,
 }
@@ -92,7 +94,19 @@ impl FctRows {
 impl GenState {
     pub fn new(spec: GeneratorSpec, seed: u64) -> Self {
         let rng = crate::rng::stream(seed, &format!("gen:{}", spec.name));
-        GenState { spec, rng, opened: 0, next_time: 0, alive: 0, exhausted: false, drop_sites: Vec::new() }
+        let users_active = match &spec.arrivals {
+            Arrivals::Closed { users, .. } => *users,
+            _ => 0,
+        };
+        GenState { spec, rng, opened: 0, next_time: 0, alive: 0, exhausted: false, users_active, drop_sites: Vec::new() }
+    }
+
+    /// A closed-loop user opens no more flows; the generator is exhausted with the last.
+    fn user_stops(&mut self) {
+        self.users_active = self.users_active.saturating_sub(1);
+        if self.users_active == 0 {
+            self.exhausted = true;
+        }
     }
 
     /// Whether a flow may be opened at `t`.
@@ -106,7 +120,7 @@ impl GenState {
         match self.spec.arrivals.clone() {
             Arrivals::Closed { users, think } => {
                 for u in 0..users {
-                    let t = self.spec.start + secs(think.sample(&mut self.rng));
+                    let t = self.spec.start.saturating_add(secs(think.sample(&mut self.rng)));
                     sched.at(t, Event::Generate { gen: g, user: u });
                 }
             }
@@ -176,7 +190,11 @@ impl Simulation {
         let now = self.core.sched.now();
         let st = &mut self.gens[g as usize];
         if !st.may_open(now) {
-            st.exhausted = true;
+            if user == u32::MAX {
+                st.exhausted = true;
+            } else {
+                st.user_stops();
+            }
             return;
         }
         let k = st.opened;
@@ -281,8 +299,9 @@ impl Simulation {
             if st.may_open(at) {
                 self.core.sched.at(at.max(self.core.sched.now()), Event::Generate { gen: g, user });
             } else {
-                // Past `stop` or `max_flows`: this user opens no more flows (nor will the others).
-                st.exhausted = true;
+                // Past `stop` or `max_flows`: this user opens no more flows (the others may,
+                // until they reach it too).
+                st.user_stops();
             }
         }
     }
