@@ -81,27 +81,44 @@ def test_rerun_runs_nothing_and_says_so(tmp_path):
     assert s["mean"].iloc[1] > s["mean"].iloc[0]
 
 
-def test_failing_point_is_recorded_and_the_rest_completes(tmp_path, cli):
+def test_an_invalid_point_fails_the_sweep_before_anything_runs(tmp_path, cli):
     sw = tmp_path / "s.toml"
     sw.write_text(f'''
 name = "with-a-bad-point"
 base = "{(EXAMPLES / "dumbbell_cbr.toml").as_posix()}"
-seeds = 1
+seeds = [1, 2]
 [grid]
 "dumbbell.queue.limit" = [10, -5, 40]
-"simulation.duration" = ["2s"]
+"dumbbell.no_such_field" = [1]
 ''')
     r = cli("sweep", sw, "--out", tmp_path / "out", "--workers", "2", "-q")
-    assert r.returncode == 0, r.stderr
-    assert "failed" in r.stderr
+    assert r.returncode == 2, r.stderr
+    # Each problem once, with the points it concerns; nothing ran.
+    assert r.stderr.count("no_such_field: unknown field") == 1 and "at 3 point(s)" in r.stderr
+    assert "dumbbell.queue.limit" in r.stderr and "-5" in r.stderr
+    assert not (tmp_path / "out" / "catalog.duckdb").exists()
+
+
+def _fail_on_small_queue(res):
+    if res.scenario["dumbbell"]["queue"]["limit"] < 20:
+        raise RuntimeError("deliberate failure in the extractor")
+    return {}
+
+
+def test_a_failing_run_is_recorded_and_the_rest_completes(tmp_path):
+    spec = ccsim.SweepSpec(name="with-a-failing-run", base=ccsim.load(EXAMPLES / "dumbbell_cbr.toml"), seeds=[1],
+                           grid={"dumbbell.queue.limit": [10, 40, 80], "simulation.duration": ["2s"]},
+                           extract=_fail_on_small_queue)
+    res = ccsim.sweep(spec, out=tmp_path / "out", workers=2)
+    assert (res.total, res.failed) == (3, 1)
     with Catalog(tmp_path / "out", read_only=True) as c:
         runs = c.runs()
     assert sorted(runs["status"]) == ["failed", "ok", "ok"]
     bad = runs[runs["status"] == "failed"].iloc[0]
-    assert "dumbbell.queue.limit" in bad["error"] and json.loads(bad["params"])["dumbbell.queue.limit"] == -5
+    assert "deliberate failure" in bad["error"] and json.loads(bad["params"])["dumbbell.queue.limit"] == 10
     # A rerun retries only the failed run (and fails it again).
-    r = cli("sweep", sw, "--out", tmp_path / "out", "-q")
-    assert "2 cached, 1 to run" in r.stderr
+    again = ccsim.sweep(spec, out=tmp_path / "out", workers=1)
+    assert (again.cached, again.ran, again.failed) == (2, 1, 1)
 
 
 def test_interrupted_sweep_resumes_to_the_same_catalog(tmp_path):

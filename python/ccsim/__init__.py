@@ -9,7 +9,7 @@ scenarios, runs them, and turns results into tables, files and plots.
 """
 
 from ._core import __version__
-from .scenario import Scenario, ScenarioError, load, loads, params, validate, apply_overrides, set_path
+from .scenario import Scenario, ScenarioError, ScenarioWarning, load, loads, params, validate, apply_overrides, set_path
 from .run import run
 from .results import Results
 from .sweep import SweepSpec, load_sweep, sweep
@@ -19,6 +19,7 @@ __all__ = [
     "__version__",
     "Scenario",
     "ScenarioError",
+    "ScenarioWarning",
     "Results",
     "Catalog",
     "SweepSpec",

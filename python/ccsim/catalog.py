@@ -95,7 +95,15 @@ class Catalog:
         path = self.root / "catalog.duckdb"
         if read_only and not path.exists():
             raise FileNotFoundError(f"no catalog at {path}")
-        self.con = duckdb.connect(str(path), read_only=read_only)
+        try:
+            self.con = duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as e:
+            from .scenario import ScenarioError
+
+            if "lock" in str(e).lower():
+                raise ScenarioError([("--out", f"another process is using {path} (a sweep or report into the same folder): "
+                                               "wait for it to finish, or give another --out")]) from None
+            raise
         if not read_only:
             self.con.execute(SCHEMA)
 
@@ -146,8 +154,15 @@ class Catalog:
                 self.con.execute("INSERT INTO metrics SELECT run_id, version, name, value FROM _metrics_batch")
                 self.con.unregister("_metrics_batch")
             self.con.execute("COMMIT")
-        except BaseException:
-            self.con.execute("ROLLBACK")
+        except BaseException as e:
+            # The real error matters, not a failed rollback after it (on a full disk the
+            # transaction may already be gone).
+            try:
+                self.con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass
+            if isinstance(e, duckdb.Error) and "space" in str(e).lower():
+                raise OSError(28, f"no space left on the device holding {self.root}: {e}") from e
             raise
 
     def _write_tables(self, run_id: str, tables: dict[str, bytes]) -> None:

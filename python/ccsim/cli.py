@@ -119,12 +119,25 @@ def run_cmd(
     per_hop_events: bool = typer.Option(False, "--per-hop-events", help="Run the event-per-stage reference implementation (slower; to check the fast paths on your scenario)."),
 ) -> None:
     """Validate and run a scenario."""
+    import shutil
+
+    from .results import check_out_dir, staging_dir
     from .run import run
 
-    pcap_dir = (out_dir / "pcap") if out_dir is not None else Path("pcap")
-    res = run(scenario, seed=seed, overrides=set_, pcap_dir=pcap_dir, per_hop_events=per_hop_events)
+    stage = None
     if out_dir is not None:
-        res.save(out_dir)
+        # Checked before any work; everything goes to a staging folder that replaces
+        # out_dir at the end, so an interrupted run leaves the previous results whole.
+        check_out_dir(out_dir)
+        stage = staging_dir(out_dir)
+    pcap_dir = (stage / "pcap") if stage is not None else Path("pcap")
+    try:
+        res = run(scenario, seed=seed, overrides=set_, pcap_dir=pcap_dir, per_hop_events=per_hop_events)
+        if out_dir is not None:
+            res.save(out_dir, staging=stage)
+    finally:
+        if stage is not None and stage.exists():
+            shutil.rmtree(stage, ignore_errors=True)
     for w in res.meta.get("warnings", []):
         err.print(f"warning: {w}", markup=False, highlight=False)
     if not quiet:
@@ -166,7 +179,12 @@ def sweep_cmd(
             out.print(t)
     out.print(f"catalog: {res.out}/catalog.duckdb ({res.ran} ran, {res.cached} cached, {res.failed} failed)", markup=False)
     if res.failed:
-        raise typer.Exit(1 if res.failed == res.total else 0)
+        runs = res.runs()
+        errors = runs[runs["status"] != "ok"]["error"].fillna("").map(lambda e: e.splitlines()[0] if e else "")
+        err.print(f"{res.failed} of {res.total} runs failed:", markup=False)
+        for e, n in errors.value_counts().items():
+            err.print(f"  {n} x {e}", markup=False, highlight=False)
+        raise typer.Exit(1)
 
 
 @app.command("reproduce")
@@ -229,8 +247,14 @@ def validate_cmd(
     """Check a scenario without running it."""
     from .scenario import apply_overrides, load, validate
 
+    import warnings
+
     d = apply_overrides(load(scenario), set_)
-    info = validate(d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        info = validate(d)
+    for path, message in info.get("warnings", []):
+        err.print(f"warning: {path}: {message}", markup=False, highlight=False, soft_wrap=True)
     out.print(f"ok: {escape(info['name'])}: {info['nodes']} nodes, {info['links']} links, {info['flows']} flows, "
               f"{info['elements']} elements, {info['generators']} generators, "
               f"{info['traces']} traces, {info['duration_s']:g} s, seed {info['seed']}")

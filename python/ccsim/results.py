@@ -12,7 +12,6 @@ import math
 import os
 import re
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -44,26 +43,63 @@ def series_filename(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-]", "_", s)
 
 
-def _write_parquet_atomic(table: pa.Table, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+def check_out_dir(out: Path) -> None:
+    """Refuses an output folder ccsim must not replace: an existing file, a folder that is
+    not an earlier results folder (no ``summary.json``) and not empty, or a place it cannot
+    write. Raises ScenarioError naming ``--out``."""
+    from .scenario import ScenarioError
+
+    if out.exists() and not out.is_dir():
+        raise ScenarioError([("--out", f"{out} is a file; give a folder (new, empty, or an earlier results folder)")])
+    if out.is_dir() and not (out / "summary.json").exists() and any(p for p in out.iterdir() if not p.name.startswith(".")):
+        raise ScenarioError([("--out", f"{out} holds other files and no summary.json: ccsim replaces a results folder "
+                                       "as a whole, so give a new or empty folder")])
+    parent = out.resolve().parent
     try:
-        pq.write_table(table, tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ScenarioError([("--out", f"cannot create {parent}: {e.strerror}")]) from None
+    if not os.access(parent, os.W_OK | os.X_OK) or (out.is_dir() and not os.access(out, os.W_OK | os.X_OK)):
+        raise ScenarioError([("--out", f"cannot write in {parent}")])
 
 
-def _write_text_atomic(text: str, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def staging_dir(out: str | os.PathLike) -> Path:
+    """A fresh folder beside ``out`` for a run's outputs before they replace ``out``; staging
+    folders of runs killed earlier (their process gone) are removed first."""
+    out = Path(out).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for old in out.parent.glob(f".{out.name}.partial-*"):
+        pid = old.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    stage = out.parent / f".{out.name}.partial-{os.getpid()}"
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir()
+    return stage
+
+
+def _alive(pid: int) -> bool:
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _swap_into_place(stage: Path, out: Path) -> None:
+    """Replaces ``out`` by ``stage`` (two renames on one file system; the old folder is
+    removed after)."""
+    out = out.resolve()
+    old = None
+    if out.exists():
+        old = out.parent / f".{out.name}.old-{os.getpid()}"
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(out, old)
+    os.replace(stage, out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _clean(v: Any) -> Any:
@@ -180,44 +216,41 @@ class Results:
         return {"meta": dict(self.meta), "total_goodput_bps": total, "flows": flows, "queues": queues}
 
     # Files ------------------------------------------------------------------------------
-    def save(self, out: str | os.PathLike) -> Path:
-        """Writes ``summary.json``, ``flows.parquet``, ``queues.parquet``, ``drops.parquet``,
-        ``series/*.parquet`` and ``scenario.json`` under ``out``. Every file is written to a
-        temporary name and renamed, and ``summary.json`` is written last, so a directory
-        with a summary is complete."""
+    def save(self, out: str | os.PathLike, staging: str | os.PathLike | None = None) -> Path:
+        """Writes ``summary.json`` (last), the tables (``flows.parquet``, ``queues.parquet``,
+        ...), ``series/*.parquet``, ``pcap/*.pcap`` and ``scenario.json`` as the folder
+        ``out``, all at once: everything is written into a staging folder beside it
+        (``staging``, e.g. from :func:`staging_dir`, whose ``pcap/`` may already hold the
+        run's captures) that then replaces ``out``. An interrupted save leaves the previous
+        results whole; ``out`` must be new, empty, or an earlier results folder (one with a
+        ``summary.json``): anything else is refused rather than overwritten."""
         out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        summary = out / "summary.json"
-        if summary.exists():
-            summary.unlink()
+        check_out_dir(out)
+        stage = Path(staging) if staging is not None else staging_dir(out)
+        stage.mkdir(parents=True, exist_ok=True)
         for k, t in self.tables.items():
-            _write_parquet_atomic(t, out / f"{k}.parquet")
-        sdir = out / "series"
-        if sdir.exists():
-            shutil.rmtree(sdir)
+            pq.write_table(t, stage / f"{k}.parquet")
         if self._series:
-            sdir.mkdir()
+            (stage / "series").mkdir(exist_ok=True)
             for name, t in self._series.items():
-                _write_parquet_atomic(t, sdir / f"{series_filename(name)}.parquet")
+                pq.write_table(t, stage / "series" / f"{series_filename(name)}.parquet")
         if self.scenario is not None:
-            _write_text_atomic(json.dumps(self.scenario, indent=2, sort_keys=True), out / "scenario.json")
+            (stage / "scenario.json").write_text(json.dumps(self.scenario, indent=2, sort_keys=True), encoding="utf-8")
         pcaps = {}
         if self.files:
-            pdir = out / "pcap"
+            pdir = stage / "pcap"
             pdir.mkdir(exist_ok=True)
             for link, path in self.files.items():
                 src = Path(path)
-                dst = pdir / src.name
-                if src.resolve() != dst.resolve():
-                    tmp = pdir / f".{src.name}.tmp"
-                    shutil.copyfile(src, tmp)
-                    os.replace(tmp, dst)
+                if src.resolve() != (pdir / src.name).resolve():
+                    shutil.copyfile(src, pdir / src.name)
                 pcaps[link] = f"pcap/{src.name}"
-            self.files = {link: str(out / rel) for link, rel in pcaps.items()}
         s = self.summary()
         s["series"] = {name: f"series/{series_filename(name)}.parquet" for name in self._series}
         s["pcap"] = pcaps
-        _write_text_atomic(json.dumps(s, indent=2, allow_nan=False), summary)
+        (stage / "summary.json").write_text(json.dumps(s, indent=2, allow_nan=False), encoding="utf-8")
+        _swap_into_place(stage, out)
+        self.files = {link: str(out / rel) for link, rel in pcaps.items()}
         return out
 
     @classmethod

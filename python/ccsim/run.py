@@ -8,7 +8,7 @@ from typing import Any, Iterable, Mapping
 
 from . import _core
 from .results import Results
-from .scenario import Scenario, _raise_invalid, _to_json, apply_overrides, as_dict, set_path, PathLike
+from .scenario import Scenario, ScenarioError, _raise_invalid, _to_json, apply_overrides, as_dict, set_path, warn_all, PathLike
 
 
 def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
@@ -27,8 +27,13 @@ def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
     d = as_dict(scenario)
     apply_overrides(d, overrides)
     if seed is not None:
-        set_path(d, "simulation.seed", int(seed))
-    wants_pcap = any(isinstance(t, dict) and t.get("kind") == "pcap" for t in d.get("traces", []) or [])
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise ScenarioError([("simulation.seed", f"expected a whole number from 0 to 2^63 - 1, got {seed!r}")])
+        set_path(d, "simulation.seed", seed)
+    if not isinstance(per_hop_events, bool):
+        raise ScenarioError([("per_hop_events", f"expected True or False, got {per_hop_events!r}")])
+    traces = d.get("traces")
+    wants_pcap = isinstance(traces, list) and any(isinstance(t, dict) and t.get("kind") == "pcap" for t in traces)
     if pcap_dir is None and wants_pcap:
         pcap_dir = tempfile.mkdtemp(prefix="ccsim-pcap-")
     try:
@@ -36,4 +41,6 @@ def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
     except _core.ScenarioInvalid as e:
         _raise_invalid(e)
         raise
-    return Results.from_raw(raw, scenario=d)
+    res = Results.from_raw(raw, scenario=d)
+    warn_all(res.meta.get("warnings", []))
+    return res

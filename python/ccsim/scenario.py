@@ -20,6 +20,11 @@ from . import _core
 PathLike = str | os.PathLike
 
 
+class ScenarioWarning(UserWarning):
+    """Valid scenario input that is probably not what was meant (a bare number as a rate,
+    a flow that starts after the end of the run)."""
+
+
 class ScenarioError(ValueError):
     """A scenario is invalid. ``errors`` is a list of ``(path, message)``."""
 
@@ -55,7 +60,7 @@ def load(path: PathLike) -> dict:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ScenarioError([("", f"scenario file not found: {p}")]) from None
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, UnicodeDecodeError, ValueError) as e:
         raise ScenarioError([("", f"cannot read scenario file {p}: {e}")]) from None
     try:
         d = loads(text)
@@ -84,30 +89,76 @@ def _resolve_files(d: Any, base: Path) -> None:
 
 def as_dict(scenario: "Scenario | Mapping | PathLike") -> dict:
     """Any accepted scenario form -> a fresh dict."""
-    if isinstance(scenario, Scenario):
-        return copy.deepcopy(scenario.data)
-    if isinstance(scenario, Mapping):
-        return copy.deepcopy(dict(scenario))
+    try:
+        if isinstance(scenario, Scenario):
+            return copy.deepcopy(scenario.data)
+        if isinstance(scenario, Mapping):
+            return copy.deepcopy(dict(scenario))
+    except RecursionError:
+        raise ScenarioError([("", f"the scenario is nested more than {MAX_DEPTH} levels deep")]) from None
     if isinstance(scenario, (str, os.PathLike)):
         return load(scenario)
-    raise TypeError(f"expected a Scenario, a dict or a path to a TOML file, got {type(scenario).__name__}")
+    raise ScenarioError([("", f"expected a Scenario, a dict or a path to a TOML file, got {type(scenario).__name__}")])
+
+
+#: Deepest nesting of tables and lists a scenario may have.
+MAX_DEPTH = 64
+
+
+def _check_data(v: Any, path: str, depth: int = 0) -> None:
+    """Plain data only (tables with string keys, lists, strings, booleans, finite numbers
+    that fit in 64 bits), at most MAX_DEPTH deep: else a ScenarioError naming the field."""
+    if depth > MAX_DEPTH:
+        raise ScenarioError([(path, f"nested more than {MAX_DEPTH} levels deep")])
+    if isinstance(v, Mapping):
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise ScenarioError([(path, f"table keys must be strings, got {type(k).__name__} {k!r}")])
+            _check_data(x, f"{path}.{k}" if path else k, depth + 1)
+    elif isinstance(v, (list, tuple)):
+        for i, x in enumerate(v):
+            _check_data(x, f"{path}[{i}]", depth + 1)
+    elif isinstance(v, bool) or v is None or isinstance(v, str):
+        return
+    elif isinstance(v, int):
+        if not -(2**63) <= v < 2**64:
+            raise ScenarioError([(path, f"number {v} does not fit in 64 bits")])
+    elif isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            raise ScenarioError([(path, f"expected a finite number, got {v}")])
+    else:
+        raise ScenarioError([(path, f"expected plain data (a number, string, boolean, list or table), got {type(v).__name__}")])
 
 
 def _to_json(d: Mapping) -> str:
+    _check_data(d, "")
     try:
         return json.dumps(d, allow_nan=False)
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, RecursionError) as e:
         raise ScenarioError([("", f"scenario is not plain data (numbers, strings, lists, tables): {e}")]) from None
 
 
 def validate(scenario: "Scenario | Mapping | PathLike") -> dict:
-    """Validates; returns a short description, raises :class:`ScenarioError` listing every problem."""
+    """Validates; returns a short description (with ``warnings``: (path, message) pairs,
+    also issued as :class:`ScenarioWarning`), raises :class:`ScenarioError` listing every
+    problem."""
     d = as_dict(scenario)
     try:
-        return _core.validate(_to_json(d))
+        info = _core.validate(_to_json(d))
     except _core.ScenarioInvalid as e:
         _raise_invalid(e)
         raise
+    warn_all(info.get("warnings", []))
+    return info
+
+
+def warn_all(warnings_: Iterable) -> None:
+    """Issues scenario warnings ((path, message) pairs or strings) as ScenarioWarning."""
+    import warnings
+
+    for w in warnings_:
+        text = f"{w[0]}: {w[1]}" if isinstance(w, (tuple, list)) and len(w) == 2 else str(w)
+        warnings.warn(text, ScenarioWarning, stacklevel=3)
 
 
 def params(scenario: "Scenario | Mapping | PathLike") -> dict:
@@ -146,7 +197,7 @@ def _split_path(path: str) -> list[str | int]:
         if not m:
             raise ScenarioError([(path, "invalid field path (use e.g. links[0].rate or flows[*].cc)")])
         if m.group(1) is not None:
-            parts.append(m.group(1))
+            parts.append(m.group(1).strip())
         else:
             parts.append("*" if m.group(2) == "*" else int(m.group(2)))
         pos = m.end()
@@ -204,10 +255,14 @@ def apply_overrides(d: dict, overrides: Iterable[str] | Mapping[str, Any] | None
         return d
     if isinstance(overrides, Mapping):
         for k, v in overrides.items():
+            if not isinstance(k, str):
+                raise ScenarioError([(str(k), "an override's path must be a string such as 'links[0].rate'")])
             set_path(d, k, v)
         return d
+    if isinstance(overrides, (str, bytes)) or not isinstance(overrides, Iterable):
+        raise ScenarioError([("overrides", "expected a list of 'path=value' strings or a {path: value} mapping")])
     for item in overrides:
-        if "=" not in item:
+        if not isinstance(item, str) or "=" not in item:
             raise ScenarioError([(item, "an override must look like path=value, e.g. links[0].rate=20Mbps")])
         k, v = item.split("=", 1)
         set_path(d, k.strip(), parse_value(v.strip()))

@@ -269,15 +269,65 @@ def _local_results(tasks: list[Task], workers: int):
             raise
 
 
-def _dask_results(tasks: list[Task], address: str, workers: int):
-    from distributed import Client, LocalCluster, as_completed
+def check_points(tasks: list["Task"]) -> None:
+    """Validates every point of a sweep before anything runs (seeds apart: they do not
+    change validity); raises one ScenarioError listing each distinct problem once, with
+    the points it concerns, so a misspelt grid field fails at once, not once per run."""
+    from .scenario import validate
 
-    cluster = None
+    problems: dict[str, list] = {}
+    seen: set[str] = set()
+    for t in tasks:
+        key = json.dumps(t.params, sort_keys=True, default=str)
+        if key in seen:
+            continue
+        seen.add(key)
+        msgs = [t.error] if t.error else []
+        if not msgs:
+            try:
+                import warnings
+
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    validate(t.scenario)
+            except ScenarioError as e:
+                msgs = [f"{p}: {m}" if p else m for p, m in e.errors]
+        for m in msgs:
+            # One entry per problem: messages that differ only after a ';' (the list of
+            # allowed fields, say) are the same problem.
+            entry = problems.setdefault(m.split(";")[0], [m, []])
+            entry[1].append(key)
+    if problems:
+        errors = []
+        for m, points in problems.values():
+            where = ", ".join(points[:3]) + (f" and {len(points) - 3} more" if len(points) > 3 else "")
+            errors.append(("sweep", f"{m} (at {len(points)} point(s): {where})"))
+        raise ScenarioError(errors)
+
+
+#: Seconds to wait for a Dask scheduler before giving up.
+DASK_CONNECT_TIMEOUT_S = 10
+
+
+def dask_client(address: str, workers: int):
+    """A Dask client (and the LocalCluster for ``"local"``); an unreachable scheduler is a
+    ScenarioError naming ``--dask`` after at most DASK_CONNECT_TIMEOUT_S seconds."""
+    from distributed import Client, LocalCluster
+
     if address == "local":
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(cluster)
-    else:
-        client = Client(address)
+        return Client(cluster), cluster
+    try:
+        return Client(address, timeout=f"{DASK_CONNECT_TIMEOUT_S}s"), None
+    except (OSError, TimeoutError, ValueError, TypeError) as e:
+        raise ScenarioError([("--dask", f"cannot reach the Dask scheduler at {address!r} within {DASK_CONNECT_TIMEOUT_S} s "
+                                        f"({type(e).__name__}: {e}); give tcp://host:port of a running scheduler, or 'local'")]) from None
+
+
+def _dask_results(tasks: list[Task], address: str, workers: int):
+    from distributed import as_completed
+
+    client, cluster = dask_client(address, workers)
     try:
         futures = client.map(execute, tasks, pure=False)
         for fut in as_completed(futures):
@@ -308,6 +358,7 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
     if workers < 1:
         raise ScenarioError([("workers", "must be at least 1")])
     tasks = spec.tasks()
+    check_points(tasks)
     # Several seeds/points can resolve to the same scenario (e.g. a seedless model): run once.
     unique: dict[str, Task] = {}
     for t in tasks:

@@ -32,11 +32,21 @@ impl fmt::Display for ScenarioError {
 
 /// Accumulated errors.
 #[derive(Default, Debug)]
-pub struct Errors(pub Vec<ScenarioError>);
+pub struct Errors(pub Vec<ScenarioError>, pub Vec<ScenarioError>);
+
+/// The longest time a scenario may give, seconds (about 31.7 years): the engine counts
+/// integer nanoseconds in 64 bits, and sums of a few times must not overflow.
+pub const MAX_TIME_S: f64 = 1e9;
+/// The highest rate a scenario may give, bit/s (1 Pb/s).
+pub const MAX_RATE_BPS: f64 = 1e15;
 
 impl Errors {
     pub fn add(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.0.push(ScenarioError { path: path.into(), message: message.into() });
+    }
+    /// A warning: valid input that is probably not what the user meant.
+    pub fn warn(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.1.push(ScenarioError { path: path.into(), message: message.into() });
     }
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -109,6 +119,24 @@ impl<'v> Obj<'v> {
         }
     }
 
+    /// Ends reading a table whose `kind` was invalid: its other fields are not reported as
+    /// unknown (they would be the valid kind's fields; one error says what is wrong).
+    pub fn abandon(self) {}
+
+    /// Whether `key` holds one of `allowed` (no error recorded).
+    pub fn is_one_of(&self, key: &str, allowed: &[&str]) -> bool {
+        self.map.get(key).and_then(|v| v.as_str()).is_some_and(|s| allowed.contains(&s))
+    }
+
+    /// [`Obj::finish`] if `kind_ok`, else [`Obj::abandon`].
+    pub fn finish_if(self, kind_ok: bool, errs: &mut Errors) {
+        if kind_ok {
+            self.finish(errs)
+        } else {
+            self.abandon()
+        }
+    }
+
     /// Reports keys nobody asked for.
     pub fn finish(self, errs: &mut Errors) {
         for key in self.map.keys() {
@@ -162,6 +190,13 @@ impl<'v> Obj<'v> {
             errs.add(self.at(key), format!("rate must be at least 1 bit/s, got {x}"));
             return None;
         }
+        if x > MAX_RATE_BPS {
+            errs.add(self.at(key), format!("rate must be at most {MAX_RATE_BPS:e} bit/s (1 Pb/s), got {x:e}"));
+            return None;
+        }
+        if x < 1000.0 && matches!(self.map.get(key), Some(Value::Number(_))) {
+            errs.warn(self.at(key), format!("a bare number is bit/s: {x} bit/s; write e.g. '{x}Mbps' if you meant megabits per second"));
+        }
         Some(x.round() as u64)
     }
 
@@ -178,6 +213,13 @@ impl<'v> Obj<'v> {
         let x = self.quantity(key, errs, units::parse_time, "time", TIME_UNITS, "35ms")??;
         if x < 0.0 {
             errs.add(self.at(key), format!("time must not be negative, got {x} s"));
+            return None;
+        }
+        if x > MAX_TIME_S {
+            errs.add(
+                self.at(key),
+                format!("time must be at most {MAX_TIME_S:e} s (about 31 years; the engine counts nanoseconds in 64 bits), got {x:e} s"),
+            );
             return None;
         }
         Some(units::secs(x))

@@ -294,8 +294,9 @@ pub fn parse_at(o: &mut Obj, key: &'static str, q: Quantity, errs: &mut Errors) 
     let v = o.get(key)?;
     let path = o.at(key);
     let Some(mut t) = Obj::new(v, &path, errs) else { return Some(None) };
+    let kind_ok = t.is_one_of("kind", &["fixed", "exponential", "pareto", "lognormal", "uniform", "empirical"]);
     let d = parse(&mut t, q, errs);
-    t.finish(errs);
+    t.finish_if(kind_ok, errs);
     Some(d)
 }
 

@@ -65,6 +65,8 @@ fn validate(py: Python<'_>, json: &str) -> PyResult<PyObject> {
     d.set_item("traces", spec.traces.len() + spec.pcaps.len())?;
     d.set_item("duration_s", ccsim_core::units::to_secs(spec.duration))?;
     d.set_item("seed", spec.seed)?;
+    let warnings: Vec<(String, String)> = spec.warnings.iter().map(|w| (w.path.clone(), w.message.clone())).collect();
+    d.set_item("warnings", warnings)?;
     Ok(d.into_py(py))
 }
 

@@ -231,7 +231,7 @@ impl CcConfig for WestwoodConfig {
 pub fn parse(obj: Option<&mut Obj>, errs: &mut Errors) -> Option<Arc<dyn CcConfig>> {
     let mut c = WestwoodConfig::default();
     if let Some(o) = obj {
-        c.estimator = o.choice("estimator", &["original", "westwood", "westwood+", "alg1", "alg2"], Some("westwood"), errs)?;
+        let estimator = o.choice("estimator", &["original", "westwood", "westwood+", "alg1", "alg2"], Some("westwood"), errs);
         c.alpha = o.float("alpha", 1e-6, 1.0, errs).unwrap_or(c.alpha);
         c.tau = o.time("tau", errs).map(|t| t as f64 / 1e9).unwrap_or(c.tau);
         if c.tau <= 0.0 {
@@ -243,7 +243,10 @@ pub fn parse(obj: Option<&mut Obj>, errs: &mut Errors) -> Option<Arc<dyn CcConfi
         c.h = o.float("h", 1e-6, 1.0, errs).unwrap_or(c.h);
         c.k = o.float("k", 0.0, 1e3, errs).unwrap_or(c.k);
         c.log_samples = o.boolean("log_samples", errs).unwrap_or(false);
-        c.ack_accounting = o.choice("ack_accounting", &["ns2", "literal"], Some("ns2"), errs)?;
+        let accounting = o.choice("ack_accounting", &["ns2", "literal"], Some("ns2"), errs);
+        // Both read before giving up, so that neither is reported as unknown.
+        c.estimator = estimator?;
+        c.ack_accounting = accounting?;
     }
     Some(Arc::new(c))
 }

@@ -60,11 +60,12 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, errs: &mut Er
         let from = strings(&mut o, "from", errs);
         let to = strings(&mut o, "to", errs);
         let fl = strings(&mut o, "flows", errs);
+        let kind_ok = o.is_one_of("kind", &kinds);
         let kind = o.choice("kind", &kinds, None, errs);
         let config = kind.and_then(|k| (crate::element::REGISTRY.iter().find(|(n, _)| *n == k).unwrap().1)(&mut o, errs));
         let at = |k: &str| o.at(k);
         let (from_path, to_path, flows_path, node_path) = (at("from"), at("to"), at("flows"), at("node"));
-        o.finish(errs);
+        o.finish_if(kind_ok, errs);
         let (Some(node), Some(kind), Some(config)) = (node, kind, config) else { continue };
         let name = name.unwrap_or_else(|| format!("{kind}{i}"));
         for k in 0..count {

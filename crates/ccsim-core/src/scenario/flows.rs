@@ -73,9 +73,10 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
                 errs.add(o.at("stop"), "must be later than start");
             }
         }
+        let kind_ok = o.is_one_of("kind", &kind_names());
         let app = flow_config(&mut o, errs);
         let (Some(src), Some(dst), Some(app)) = (src, dst, app) else {
-            o.finish(errs);
+            o.finish_if(kind_ok, errs);
             continue;
         };
         if dst.len() > app.max_receivers() {

@@ -64,6 +64,7 @@ fn parse_arrivals(o: &mut Obj, errs: &mut Errors) -> Option<Arrivals> {
     let path = o.at("arrivals");
     let mut a = Obj::new(v, &path, errs)?;
     let kind = a.choice("kind", &["poisson", "times", "closed"], None, errs);
+    let kind_ok = kind.is_some();
     let out = match kind {
         Some("poisson") => a.req_float("rate", 1e-9, 1e9, errs).map(|rate| Arrivals::Poisson { rate }),
         Some("times") => parse_times(&mut a, errs).map(Arrivals::Times),
@@ -83,7 +84,7 @@ fn parse_arrivals(o: &mut Obj, errs: &mut Errors) -> Option<Arrivals> {
         }
         _ => None,
     };
-    a.finish(errs);
+    a.finish_if(kind_ok, errs);
     out
 }
 
@@ -157,8 +158,9 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
             Some(v) => {
                 let tpath = o.at("transport");
                 Obj::new(v, &tpath, errs).and_then(|mut t| {
+                    let kind_ok = t.is_one_of("kind", &super::flows::kind_names());
                     let c = flow_config(&mut t, errs);
-                    t.finish(errs);
+                    t.finish_if(kind_ok, errs);
                     c
                 })
             }

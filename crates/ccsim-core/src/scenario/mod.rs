@@ -43,6 +43,9 @@ pub struct Spec {
     pub pcaps: Vec<PcapSpec>,
     /// Link directions whose drops are logged one by one (`kind = "drops"` traces).
     pub drop_logs: Vec<u32>,
+    /// Valid input that is probably not what was meant (a bare number as a rate, a flow
+    /// that starts after the end, ...): reported, not refused.
+    pub warnings: Vec<ScenarioError>,
 }
 
 /// A pcap capture of one link direction, written to `file` under the run's output folder.
@@ -271,7 +274,10 @@ pub fn from_value(v: &Value) -> Result<Spec, Vec<ScenarioError>> {
     let mut errs = Errors::default();
     let spec = parse(v, &mut errs);
     match spec {
-        Some(s) if errs.is_empty() => Ok(s),
+        Some(mut s) if errs.is_empty() => {
+            s.warnings = std::mem::take(&mut errs.1);
+            Ok(s)
+        }
         _ => {
             if errs.is_empty() {
                 errs.add("", "invalid scenario");
@@ -411,9 +417,20 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     let elements = elements::parse(&mut top, &topo, &flows, errs, &mut refs);
     check_multicast(&topo, &flows.flows, &elements.elements, &mut refs);
     let generators = generators::parse(&mut top, &topo, errs, &mut refs);
-    let tr = traces::parse(&mut top, &topo, &flows, &elements, errs, &mut refs);
+    let tr = traces::parse(&mut top, &topo, &flows, &elements, sim.duration, errs, &mut refs);
     if topology_ok {
         errs.0.extend(refs.0);
+    }
+    errs.1.extend(refs.1);
+    if let Some(d) = sim.duration {
+        let end = crate::units::to_secs(d);
+        for f in flows.flows.iter().filter(|f| f.start >= d) {
+            let at = crate::units::to_secs(f.start);
+            errs.warn("flows", format!("flow '{}' starts at {at} s, at or after the end of the run ({end} s): it sends nothing", f.name));
+        }
+        for g in generators.iter().filter(|g| g.start >= d) {
+            errs.warn("generators", format!("generator '{}' starts at or after the end of the run ({end} s): it opens no flow", g.name));
+        }
     }
     top.finish(errs);
     Some(Spec {
@@ -430,5 +447,6 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
         traces: tr.traces,
         pcaps: tr.pcaps,
         drop_logs: tr.drop_logs,
+        warnings: Vec::new(),
     })
 }

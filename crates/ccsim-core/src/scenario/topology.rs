@@ -202,7 +202,7 @@ fn queue_from(v: Option<&Value>, path: &str, info: &LinkInfo, errs: &mut Errors)
         let parser = crate::queue::REGISTRY.iter().find(|(n, _)| *n == k).unwrap().1;
         parser(&mut q, info, errs)
     });
-    q.finish(errs);
+    q.finish_if(kind.is_some(), errs);
     built
 }
 
@@ -225,7 +225,7 @@ fn parse_loss(o: &mut Obj, key: &'static str, errs: &mut Errors) -> Option<[Opti
         Some("both") => [model.clone(), model],
         _ => [None, None],
     };
-    l.finish(errs);
+    l.finish_if(kind.is_some(), errs);
     if kind.is_none() || dir.is_none() || out.iter().all(|x| x.is_none()) {
         return None;
     }
@@ -316,7 +316,7 @@ fn per_sender_delays(d: &mut Obj, key: &'static str, n: usize, errs: &mut Errors
             _ => None,
         };
         match t {
-            Some(t) if t >= 0.0 && t.is_finite() => out.push(crate::units::secs(t)),
+            Some(t) if (0.0..=crate::config::MAX_TIME_S).contains(&t) => out.push(crate::units::secs(t)),
             _ => {
                 errs.add(format!("{}[{i}]", d.at(key)), format!("invalid time {}", show(item)));
                 return None;

@@ -37,11 +37,24 @@ fn parse_classes(o: &mut Obj, errs: &mut Errors) -> Vec<u8> {
     out
 }
 
+/// At most this many samples per trace (a sample is a row of a few numbers: 10⁶ rows of
+/// ten columns are 80 MB).
+pub const MAX_SAMPLES: u64 = 1_000_000;
+
 const NO_LINK: &str = "give a link name or 'from->to' node names of a link";
 
 /// `[[traces]]`: `kind` = queue | flow | element | pcap | drops, with `link`, `flow`,
 /// `element`, `interval`, `file`, `classes` (queue and flow traces: per-class columns).
-pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, elements: &Elements, errs: &mut Errors, refs: &mut Errors) -> Traces {
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn parse(
+    top: &mut Obj,
+    topo: &Topology,
+    flows: &Flows,
+    elements: &Elements,
+    duration: Option<crate::units::Time>,
+    errs: &mut Errors,
+    refs: &mut Errors,
+) -> Traces {
     let mut out = Traces::default();
     let Some(tv) = top.get("traces") else { return out };
     let Value::Array(items) = tv else {
@@ -56,6 +69,17 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, elements: &El
             if matches!(kind, Some("pcap") | Some("drops")) { 1 } else { o.time("interval", errs).unwrap_or(crate::units::secs(0.1)) };
         if interval == 0 {
             errs.add(o.at("interval"), "must be greater than 0");
+        } else if let Some(d) = duration {
+            if d / interval > MAX_SAMPLES && !matches!(kind, Some("pcap") | Some("drops")) {
+                let min = crate::units::to_secs(d.div_ceil(MAX_SAMPLES));
+                errs.add(
+                    o.at("interval"),
+                    format!(
+                        "gives {} samples over the run; at most {MAX_SAMPLES} per trace: use an interval of at least {min} s",
+                        d / interval
+                    ),
+                );
+            }
         }
         let classes = if matches!(kind, Some("queue") | Some("flow")) { parse_classes(&mut o, errs) } else { Vec::new() };
         let link = |o: &mut Obj, errs: &mut Errors, refs: &mut Errors, what: &str| {
@@ -87,11 +111,16 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, elements: &El
                     let (f, t) = topo.ends(ld);
                     let names = &topo.nodes.names;
                     let file = file.unwrap_or_else(|| format!("{}-{}.pcap", names[f as usize], names[t as usize]));
-                    let bad = file.contains('/') || file.contains('\\') || file.starts_with('.') || !file.ends_with(".pcap");
+                    let bad = file.contains('/')
+                        || file.contains('\\')
+                        || file.starts_with('.')
+                        || !file.ends_with(".pcap")
+                        || file.chars().any(|c| c.is_control())
+                        || file.len() > 200;
                     if bad {
                         errs.add(
                             o.at("file"),
-                            format!("'{file}': give a plain file name ending in .pcap (it is written in the run's output folder)"),
+                            format!("{file:?}: give a plain file name ending in .pcap, without control characters, at most 200 bytes (it is written in the run's output folder)"),
                         );
                     } else if out.pcaps.iter().any(|p| p.file == file) {
                         errs.add(o.at("file"), format!("two pcap traces write '{file}'"));
@@ -134,7 +163,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, elements: &El
             }
             _ => {}
         }
-        o.finish(errs);
+        o.finish_if(kind.is_some(), errs);
     }
     out
 }

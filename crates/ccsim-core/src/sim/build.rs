@@ -244,6 +244,7 @@ impl Simulation {
             stale_packets: 0,
             stop_when_idle: opts.stop_when_idle,
             link_specs: spec.links,
+            spec_warnings: spec.warnings.iter().map(|w| w.to_string()).collect(),
         };
         sim.set_horizon();
         Ok(sim)

@@ -147,6 +147,8 @@ pub struct Simulation {
     stop_when_idle: bool,
     /// The links, with their configurations (a flow's idle path is rebuilt from them).
     link_specs: Vec<crate::scenario::LinkSpec>,
+    /// The scenario's warnings (see [`Spec::warnings`]), reported with the results.
+    spec_warnings: Vec<String>,
 }
 
 impl Simulation {

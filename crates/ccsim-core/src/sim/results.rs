@@ -240,7 +240,7 @@ impl Simulation {
         let (queue_classes, flow_classes) = self.class_tables(nf);
 
         let mut files = Vec::new();
-        let mut warnings = Vec::new();
+        let mut warnings = std::mem::take(&mut self.spec_warnings);
         for l in self.core.net.links.iter_mut() {
             if let Some(cap) = l.capture.as_mut() {
                 match cap.finish() {

@@ -158,7 +158,13 @@ impl TcpConfig {
 /// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`,
 /// `rto_backoff_reset` (`rtt_sample` | `new_ack`).
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
-    let profile = o.choice("profile", &["ns2", "linux"], Some("ns2"), errs)?;
+    // An invalid choice is reported and the rest still read (with the default in its
+    // place), so that its sibling fields are not reported as unknown as well.
+    let mut ok = true;
+    let profile = o.choice("profile", &["ns2", "linux"], Some("ns2"), errs).unwrap_or_else(|| {
+        ok = false;
+        "ns2"
+    });
     let mut c = if profile == "linux" { TcpConfig::linux() } else { TcpConfig::ns2() };
     if let Some(m) = o.size("mss", errs) {
         c.mss = m;
@@ -243,7 +249,7 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
             }
         }
     }
-    let recovery = o.choice(
+    let recovery = match o.choice(
         "recovery",
         &["tahoe", "reno", "newreno", "sack"],
         Some(match c.recovery {
@@ -253,7 +259,13 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
             Recovery::Sack => "sack",
         }),
         errs,
-    )?;
+    ) {
+        Some(r) => r,
+        None => {
+            ok = false;
+            "newreno"
+        }
+    };
     c.recovery = match recovery {
         "tahoe" => Recovery::Tahoe,
         "reno" => Recovery::Reno,
@@ -274,7 +286,12 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
         c.window_bytes = (w * c.mss as f64).round() as u64;
     }
     let names: Vec<&'static str> = crate::cc::REGISTRY.iter().map(|(n, _)| *n).collect();
+    // A wrong `cc` makes `cc_params` meaningless: not reported as unknown as well.
+    o.allow(&["cc_params"]);
     let cc_name = o.choice("cc", &names, Some("reno"), errs)?;
+    if !ok {
+        return None;
+    }
     let parser = crate::cc::REGISTRY.iter().find(|(n, _)| *n == cc_name).unwrap().1;
     c.cc = match o.get("cc_params") {
         Some(v) => {

@@ -1,0 +1,334 @@
+"""Hardening (issue #14): every failure a fuzzing campaign and a new user's first hour
+found, reproduced, with the behaviour it must have now: a clear error naming the field
+(exit 2, never a panic, abort, hang or traceback), results that never mix runs."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import ccsim
+from conftest import EXAMPLES, TWO_NODE, ccsim_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _write(tmp_path, text, name="s.toml"):
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def _assert_clean_failure(r, field=None):
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    for bad in ("internal error", "Traceback", "panic"):
+        assert bad not in r.stderr and bad not in r.stdout, r.stderr
+    if field:
+        assert field in r.stderr, r.stderr
+
+
+# 1. Non-ASCII text in an error message -------------------------------------------------------
+
+def test_1_non_ascii_values_in_errors(tmp_path):
+    p = _write(tmp_path, TWO_NODE.replace('duration = "1s"', 'duration = "' + "€" * 70 + '"'))
+    for cmd in ("validate", "run"):
+        r = ccsim_cli(cmd, p)
+        _assert_clean_failure(r, "simulation.duration")
+        assert "..." in r.stderr
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.validate(p)
+    assert e.value.errors[0][0] == "simulation.duration"
+
+
+# 2. Memory linear in nodes -----------------------------------------------------------------
+
+def test_2_a_dumbbell_of_100000_hosts_runs_in_bounded_memory(tmp_path):
+    p = _write(tmp_path, """
+[simulation]
+duration = "0.1s"
+[dumbbell]
+senders = 100000
+access_rate = "1Gbps"
+access_delay = "1ms"
+bottleneck_rate = "10Gbps"
+bottleneck_delay = "10ms"
+[[flows]]
+kind = "cbr"
+src = "s99999"
+dst = "d0"
+rate = "1Mbps"
+""")
+    exe = Path(sys.executable).with_name("ccsim")
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([str(exe), "run", str(p), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    assert os.waitstatus_to_exitcode(status) == 0, proc.stderr.read().decode()
+    # It aborted allocating 160 GB (an n x n routing table); now: about 0.4 GB.
+    assert ru.ru_maxrss < 1_500_000, f"{ru.ru_maxrss} kB"
+    assert wall < 120
+
+
+# 3. A non-list where a list of tables belongs ------------------------------------------------
+
+@pytest.mark.parametrize("value", ["5", "1.5", "true", '"x"'])
+def test_3_traces_that_are_not_a_list(tmp_path, value):
+    p = _write(tmp_path, TWO_NODE.replace('name = "two-node"', f'name = "two-node"\ntraces = {value}'))
+    _assert_clean_failure(ccsim_cli("run", p), "traces")
+    with pytest.raises(ccsim.ScenarioError):
+        ccsim.run(p)
+
+
+# 4. A NUL byte in a pcap file name ----------------------------------------------------------
+
+def test_4_control_characters_in_a_pcap_file_name(tmp_path):
+    d = ccsim.loads(TWO_NODE)
+    d["traces"] = [{"kind": "pcap", "link": "a->b", "file": "x\x00y.pcap"}]
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(d, pcap_dir=tmp_path)
+    assert e.value.errors[0][0] == "traces[0].file" and "\\0" in e.value.errors[0][1]
+
+
+# 5. Times and rates beyond what the engine represents ------------------------------------------
+
+@pytest.mark.parametrize("field,value", [("clock_granularity", '"1e300s"'), ("min_rto", '"2e10s"'), ("max_rto", '"1e12s"')])
+def test_5_huge_times_are_refused_with_the_limit(tmp_path, field, value):
+    text = TWO_NODE.replace('kind = "cbr"', 'kind = "tcp"').replace('rate = "1Mbps"\n', "").replace(
+        'packet_size = "1500B"', f"{field} = {value}")
+    r = ccsim_cli("run", _write(tmp_path, text))
+    _assert_clean_failure(r, f"flows[0].{field}")
+    assert "at most 1e9 s" in r.stderr
+
+
+def test_5_huge_durations_and_rates(tmp_path):
+    for old, new, field in [('duration = "1s"', 'duration = "2e10s"', "simulation.duration"),
+                            ('rate = "10Mbps"', 'rate = "1e20bps"', "links[0].rate")]:
+        _assert_clean_failure(ccsim_cli("validate", _write(tmp_path, TWO_NODE.replace(old, new))), field)
+
+
+# 6. A late start with jitter ------------------------------------------------------------------
+
+def test_6_a_start_beyond_the_limit_does_not_wrap_around(tmp_path):
+    text = TWO_NODE.replace('packet_size = "1500B"', 'packet_size = "1500B"\nstart = "1.9e10s"\nstart_jitter = "1s"')
+    _assert_clean_failure(ccsim_cli("run", _write(tmp_path, text)), "flows[0].start")
+
+
+# 7. A trace interval that would need unbounded memory ---------------------------------------------
+
+def test_7_trace_samples_are_bounded(tmp_path):
+    text = TWO_NODE + '[[traces]]\nkind = "queue"\nlink = "a->b"\ninterval = "1ns"\n'
+    r = ccsim_cli("run", _write(tmp_path, text))
+    _assert_clean_failure(r, "traces[0].interval")
+    assert "at most 1000000" in r.stderr and "at least 0.000001 s" in r.stderr
+
+
+# 8. An interrupted run never replaces or mixes an earlier run's files ---------------------------
+
+def _digest(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_8_an_interrupted_run_leaves_the_previous_results_whole(tmp_path):
+    out = tmp_path / "res"
+    scen = EXAMPLES / "tcp_dumbbell.toml"
+    r = ccsim_cli("run", scen, "--out", out, "-q", "--set", "simulation.duration=10s", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    before = _digest(out)
+    assert "pcap/bulk0.pcap" in before
+    exe = Path(sys.executable).with_name("ccsim")
+    long = ["--set", "simulation.duration=100000s", "--set", "traces[0].interval=100s", "--set", "traces[1].interval=100s"]
+    for sig in (signal.SIGINT, signal.SIGKILL):
+        p = subprocess.Popen([str(exe), "run", str(scen), "--out", str(out), "-q", *long], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(2.5)
+        p.send_signal(sig)
+        p.communicate(timeout=60)
+        assert _digest(out) == before, f"results changed after {sig!r}"
+    # The killed run's staging folder goes with the next run; nothing partial is left.
+    r = ccsim_cli("run", scen, "--out", out, "-q", "--set", "simulation.duration=10s", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    assert not list(out.rglob("*.partial"))
+    modes = {oct(p.stat().st_mode & 0o777) for p in out.rglob("*") if p.is_file()}
+    assert modes == {oct(0o666 & ~_umask())}, modes
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m
+
+
+def test_8_out_must_be_a_results_folder(tmp_path, two_node):
+    f = tmp_path / "afile"
+    f.write_text("x")
+    t0 = time.perf_counter()
+    _assert_clean_failure(ccsim_cli("run", two_node, "--out", f), "--out")
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "notes.txt").write_text("keep me")
+    _assert_clean_failure(ccsim_cli("run", two_node, "--out", other), "--out")
+    assert (other / "notes.txt").read_text() == "keep me"
+    if os.geteuid() != 0:
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o555)
+        _assert_clean_failure(ccsim_cli("run", two_node, "--out", ro / "x"), "--out")
+    assert time.perf_counter() - t0 < 30
+
+
+# 9. A full disk during a catalog commit; a sweep with failed runs -------------------------------
+
+def test_9_the_real_error_of_a_failed_commit(tmp_path, monkeypatch):
+    import duckdb
+
+    from ccsim.catalog import Catalog
+
+    cat = Catalog(tmp_path)
+    real = cat.con
+
+    class Full:
+        def execute(self, q, *a):
+            if q == "COMMIT":
+                real.execute("ROLLBACK")
+                raise duckdb.IOException("IO Error: No space left on device")
+            return real.execute(q, *a)
+
+        def __getattr__(self, k):
+            return getattr(real, k)
+
+    cat.con = Full()
+    with pytest.raises(OSError) as e:
+        cat.record(run_id="r", version="v", sweep="s", params={}, seed=1, status="ok", error=None, meta={}, metrics={"x": 1.0},
+                   tables=None)
+    assert "no space left" in str(e.value).lower()
+    real.close()
+
+
+def test_9_a_sweep_with_a_failed_run_exits_non_zero(monkeypatch):
+    from typer.testing import CliRunner
+
+    import ccsim.cli as cli
+
+    sweep_mod = sys.modules["ccsim.sweep"]
+
+    class Res:
+        total, ran, cached, failed, out = 3, 3, 0, 1, Path("x")
+
+        def summary(self, m):
+            import pandas as pd
+
+            return pd.DataFrame()
+
+        def runs(self):
+            import pandas as pd
+
+            return pd.DataFrame({"status": ["ok", "ok", "failed"], "error": [None, None, "RuntimeError: boom\ntrace"]})
+
+    monkeypatch.setattr(sweep_mod, "sweep", lambda *a, **k: Res())
+    monkeypatch.setattr(sweep_mod, "load_sweep", lambda p: type("S", (), {"name": "s"})())
+    r = CliRunner().invoke(cli.app, ["sweep", "whatever.toml", "-q"])
+    assert r.exit_code == 1
+    assert "1 of 3 runs failed" in r.output and "RuntimeError: boom" in r.output
+
+
+# 10. One exception family in the Python API ----------------------------------------------------
+
+@pytest.mark.parametrize("mutate,path", [
+    (lambda d: d["simulation"].__setitem__("duration", float("nan")), "simulation.duration"),
+    (lambda d: d["links"][0].__setitem__("rate", float("inf")), "links[0].rate"),
+    (lambda d: d["flows"][0].__setitem__("rate", 10**40), "flows[0].rate"),
+    (lambda d: d.__setitem__("deep", _nested(200)), ""),
+    (lambda d: d["flows"][0].__setitem__("extra", object()), "flows[0].extra"),
+])
+def test_10_invalid_data_raises_scenario_error_with_its_path(mutate, path):
+    d = ccsim.loads(TWO_NODE)
+    mutate(d)
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(d)
+    assert isinstance(e.value, ValueError)
+    assert e.value.errors[0][0].startswith(path), e.value.errors
+
+
+def _nested(n):
+    d: dict = {}
+    for _ in range(n):
+        d = {"x": d}
+    return d
+
+
+@pytest.mark.parametrize("kwargs", [{"seed": "x"}, {"seed": []}, {"seed": -1}, {"seed": 2**70}, {"seed": True},
+                                    {"overrides": 5}, {"overrides": ["nonsense"]}, {"overrides": {"a..b": 1}},
+                                    {"per_hop_events": "yes"}])
+def test_10_bad_arguments_raise_scenario_error(kwargs):
+    with pytest.raises(ccsim.ScenarioError):
+        ccsim.run(ccsim.loads(TWO_NODE), **kwargs)
+
+
+def test_10_a_scenario_of_the_wrong_type():
+    for bad in (5, None, [1, 2], b"bytes"):
+        with pytest.raises(ccsim.ScenarioError):
+            ccsim.validate(bad)
+    with pytest.raises(ccsim.ScenarioError):
+        ccsim.validate("/no/such/file.toml")
+    with pytest.raises(ccsim.ScenarioError):
+        ccsim.validate("bad\x00name.toml")
+
+
+# 11. Errors a new user meets -------------------------------------------------------------------
+
+def test_11_a_wrong_kind_is_one_error(tmp_path):
+    text = TWO_NODE.replace('queue = { kind = "droptail", limit = 100 }', 'queue = { kind = "fifo", limit = 100 }')
+    r = ccsim_cli("validate", _write(tmp_path, text))
+    _assert_clean_failure(r, "links[0].queue.kind")
+    assert "unknown field" not in r.stderr
+    d = ccsim.loads(TWO_NODE)
+    d["flows"][0]["kind"] = "udp"
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.validate(d)
+    assert [p for p, _ in e.value.errors] == ["flows[0].kind"]
+    d = ccsim.loads(TWO_NODE.replace('kind = "cbr"', 'kind = "tcp"').replace('rate = "1Mbps"\npacket_size = "1500B"', 'profile = "bsd"\nwindow = 20'))
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.validate(d)
+    assert [p for p, _ in e.value.errors] == ["flows[0].profile"]
+
+
+def test_11_two_sweeps_into_one_folder(tmp_path):
+    import duckdb
+
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = duckdb.connect(str(out / "catalog.duckdb"))
+    try:
+        sw = _write(tmp_path, f'name = "x"\nbase = "{(EXAMPLES / "dumbbell_cbr.toml").as_posix()}"\n[grid]\n"dumbbell.queue.limit" = [20]\n',
+                    "sw.toml")
+        r = ccsim_cli("sweep", sw, "--out", out, "-q")
+        _assert_clean_failure(r, "another process is using")
+    finally:
+        holder.close()
+
+
+def test_11_an_unreachable_dask_scheduler(tmp_path):
+    sw = _write(tmp_path, f'name = "x"\nbase = "{(EXAMPLES / "dumbbell_cbr.toml").as_posix()}"\n[grid]\n"dumbbell.queue.limit" = [20]\n',
+                "sw.toml")
+    t0 = time.perf_counter()
+    r = ccsim_cli("sweep", sw, "--out", tmp_path / "o", "--dask", "tcp://127.0.0.1:9", "-q", timeout=120)
+    _assert_clean_failure(r, "--dask")
+    assert time.perf_counter() - t0 < 40
+
+
+def test_11_warnings_for_a_bare_rate_and_a_late_flow(tmp_path):
+    text = TWO_NODE.replace('rate = "1Mbps"', "rate = 10").replace('packet_size = "1500B"', 'packet_size = "1500B"\nstart = "5s"')
+    r = ccsim_cli("validate", _write(tmp_path, text))
+    assert r.returncode == 0, r.stderr
+    assert "warning: flows[0].rate: a bare number is bit/s" in r.stderr
+    assert "starts at 5 s, at or after the end of the run" in r.stderr
+    with pytest.warns(ccsim.ScenarioWarning, match="bare number"):
+        ccsim.validate(ccsim.loads(text))
