@@ -63,6 +63,15 @@ def guarded(fn):
     return wrapper
 
 
+def _num(v: float) -> str:
+    """A table number: digit groups for large values (10,000,000 rather than 1e+07)."""
+    if v != v:
+        return "-"
+    if abs(v) >= 1e4:
+        return f"{v:,.0f}"
+    return f"{v:.6g}"
+
+
 def _mbps(x) -> str:
     return "-" if x is None else f"{x / 1e6:.3f}"
 
@@ -167,15 +176,19 @@ def sweep_cmd(
     log = (lambda m: err.print(m, markup=False, highlight=False))
     res = sweep(spec, out=out_dir, workers=workers, dask=dask, progress=not quiet, log=log)
     if res.total and (res.total - res.failed) > 0:
-        for m in metric or ["total.goodput_bps"]:
+        for m in metric or spec.metrics or ["total.goodput_bps"]:
             df = res.summary(m)
             if df.empty:
                 continue
-            t = Table(title=escape(f"{spec.name}: {m} (mean and 95 % CI over seeds)"), title_justify="left")
+            # A grid field with one value says nothing per row: it goes to the title.
+            fixed = [c for c in spec.grid if c in df.columns and df[c].nunique() == 1 and len(df) > 1]
+            note = "".join(f", {c} = {df[c].iloc[0]}" for c in fixed)
+            df = df.drop(columns=fixed)
+            t = Table(title=escape(f"{spec.name}: {m} (mean and 95 % CI over seeds{note})"), title_justify="left")
             for c in df.columns:
                 t.add_column(escape(str(c)), justify="right")
             for _, row in df.iterrows():
-                t.add_row(*[f"{v:.6g}" if isinstance(v, float) else escape(str(v)) for v in row.values])
+                t.add_row(*[_num(v) if isinstance(v, float) else escape(str(v)) for v in row.values])
             out.print(t)
     out.print(f"catalog: {res.out}/catalog.duckdb ({res.ran} ran, {res.cached} cached, {res.failed} failed)", markup=False)
     if res.failed:

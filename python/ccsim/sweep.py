@@ -42,6 +42,8 @@ class SweepSpec:
     zipped: dict[str, list] = field(default_factory=dict)
     seeds: list[int] = field(default_factory=lambda: [1])
     extract: Callable | None = None
+    #: Metrics `ccsim sweep` summarises at the end when none is asked for.
+    metrics: list[str] = field(default_factory=list)
 
     def points(self) -> list[dict]:
         for k, v in {**self.grid, **self.zipped}.items():
@@ -108,6 +110,7 @@ def load_sweep(path: PathLike) -> SweepSpec:
         name = "buffers"
         base = "dumbbell.toml"        # relative to this file; or an inline [base] table
         seeds = 5                     # or [1, 2, 3]
+        metrics = ["total.goodput_bps"]   # summarised at the end (default: goodput)
         [grid]
         "dumbbell.queue.limit" = [20, 50, 100]
         [zip]
@@ -116,7 +119,7 @@ def load_sweep(path: PathLike) -> SweepSpec:
     """
     p = Path(path)
     d = load(p)
-    known = {"name", "base", "seeds", "grid", "zip", "description"}
+    known = {"name", "base", "seeds", "grid", "zip", "description", "metrics"}
     bad = [k for k in d if k not in known]
     if bad:
         raise ScenarioError([(k, f"unknown field; allowed: {', '.join(sorted(known))}") for k in bad])
@@ -128,8 +131,11 @@ def load_sweep(path: PathLike) -> SweepSpec:
     for k in ("grid", "zip"):
         if k in d and not isinstance(d[k], dict):
             raise ScenarioError([(k, "expected a table of 'path' = [values]")])
+    metrics = d.get("metrics", [])
+    if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
+        raise ScenarioError([("metrics", "expected a list of metric names, e.g. [\"total.goodput_bps\"]")])
     return SweepSpec(name=str(d.get("name", p.stem)), base=base, grid=d.get("grid", {}), zipped=d.get("zip", {}),
-                     seeds=_seeds(d.get("seeds", 1)))
+                     seeds=_seeds(d.get("seeds", 1)), metrics=metrics)
 
 
 # Running one task (in a worker process) ----------------------------------------------------

@@ -82,7 +82,8 @@ def _flow(proto: str) -> dict:
 class WestwoodABE(Paper):
     id = "westwood-abe"
     title = "Paper C: Enhanced bandwidth estimation for TCP Westwood"
-    citation = "M. Kang and S. Shin, Enhanced Bandwidth Estimation for TCP Westwood, KSII 2008 (shared/seeds/002)"
+    citation = ("Moonsoo Kang and Seokjoo Shin, \"Enhanced Bandwidth Estimation for TCP Westwood\", "
+                "journal of the Korean Society for Internet Information (KSII), 2008")
     summary = ("TCP Westwood sets its window after a loss from its available-bandwidth estimate (ABE). The paper shows "
                "that under random loss the per-ACK samples that straddle two bursts (one RTT apart) pull the ABE down, "
                "and proposes two filters: algorithm 1 skips a sample when the two packets behind it left more than RTT/16 "
