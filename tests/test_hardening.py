@@ -233,7 +233,7 @@ def test_9_a_sweep_with_a_failed_run_exits_non_zero(monkeypatch):
             return pd.DataFrame({"status": ["ok", "ok", "failed"], "error": [None, None, "RuntimeError: boom\ntrace"]})
 
     monkeypatch.setattr(sweep_mod, "sweep", lambda *a, **k: Res())
-    monkeypatch.setattr(sweep_mod, "load_sweep", lambda p: type("S", (), {"name": "s"})())
+    monkeypatch.setattr(sweep_mod, "load_sweep", lambda p: type("S", (), {"name": "s", "metrics": []})())
     r = CliRunner().invoke(cli.app, ["sweep", "whatever.toml", "-q"])
     assert r.exit_code == 1
     assert "1 of 3 runs failed" in r.output and "RuntimeError: boom" in r.output
