@@ -220,6 +220,9 @@ pub trait Agent: Send {
     fn summary(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
+    /// Warm-up ended at `now`: every counter and average of [`Agent::summary`] restarts
+    /// (state such as the final window does not). Must not change the agent's behaviour.
+    fn restart_counters(&mut self, _now: Time) {}
     /// Event logs kept by the agent (e.g. every bandwidth sample), returned with the
     /// results as series named `flow:<flow>:<name>`.
     fn tables(&mut self) -> Vec<(&'static str, crate::measure::Table)> {

@@ -26,4 +26,7 @@ impl Agent for DatagramSink {
     fn summary(&self) -> Vec<(&'static str, f64)> {
         vec![("out_of_order", self.out_of_order as f64)]
     }
+    fn restart_counters(&mut self, _now: crate::units::Time) {
+        self.out_of_order = 0;
+    }
 }

@@ -83,6 +83,9 @@ pub trait CongestionControl: Send {
     fn summary(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
+    /// Warm-up ended: the counters of [`CongestionControl::summary`] restart (state such
+    /// as an estimate does not). Must not change the controller's behaviour.
+    fn restart_counters(&mut self) {}
     /// Event logs (see `Agent::tables`).
     fn tables(&mut self) -> Vec<(&'static str, crate::measure::Table)> {
         Vec::new()

@@ -160,6 +160,10 @@ impl CongestionControl for Westwood {
         ]
     }
 
+    fn restart_counters(&mut self) {
+        (self.samples, self.used) = (0, 0);
+    }
+
     fn tables(&mut self) -> Vec<(&'static str, Table)> {
         let Some(log) = self.log.take() else { return Vec::new() };
         let mut t = Table::default();

@@ -80,6 +80,9 @@ pub trait Element: Send {
     fn summary(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
+    /// Warm-up ended at `now`: every counter of [`Element::summary`] restarts (a maximum
+    /// restarts from the current value). Must not change the element's behaviour.
+    fn restart_counters(&mut self, _now: crate::units::Time) {}
     /// Event logs (e.g. a shaper's departures), returned as series `element:<name>:<table>`.
     fn tables(&mut self) -> Vec<(&'static str, Table)> {
         Vec::new()

@@ -87,4 +87,7 @@ impl Element for Policer {
     fn summary(&self) -> Vec<(&'static str, f64)> {
         vec![("conform_pkts", self.conform as f64), ("exceed_pkts", self.exceed as f64)]
     }
+    fn restart_counters(&mut self, _now: Time) {
+        (self.conform, self.exceed) = (0, 0);
+    }
 }

@@ -52,4 +52,7 @@ impl Element for Replicate {
     fn summary(&self) -> Vec<(&'static str, f64)> {
         vec![("replicated_pkts", self.replicated as f64)]
     }
+    fn restart_counters(&mut self, _now: crate::units::Time) {
+        self.replicated = 0;
+    }
 }

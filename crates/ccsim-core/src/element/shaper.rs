@@ -137,6 +137,9 @@ impl Element for Shaper {
     fn summary(&self) -> Vec<(&'static str, f64)> {
         vec![("max_queue_bytes", self.max_qbytes as f64)]
     }
+    fn restart_counters(&mut self, _now: Time) {
+        self.max_qbytes = self.qbytes;
+    }
     fn tables(&mut self) -> Vec<(&'static str, Table)> {
         let Some(log) = self.log.take() else { return Vec::new() };
         let mut t = Table::default();

@@ -86,7 +86,9 @@ struct TraceState {
     /// Classes with their own columns.
     classes: Vec<u8>,
     series: Series,
-    prev_goodput: u64,
+    /// Goodput counter at the previous sample (relative to the counter's restart at
+    /// warm-up: negative across it).
+    prev_goodput: i64,
     row: Vec<f64>,
     /// Time of the pending sample.
     next: Time,
@@ -295,11 +297,9 @@ impl Simulation {
                 t.row.push(s.sent_bytes as f64);
                 t.row.push(s.delivered_bytes as f64);
                 t.row.push(s.goodput_bytes as f64);
-                // Counters restart at warm-up: a drop below the previous value means reset.
-                let prev = if s.goodput_bytes < t.prev_goodput { 0 } else { t.prev_goodput };
-                let thr = if now == 0 { 0.0 } else { (s.goodput_bytes - prev) as f64 * 8.0 / to_secs(t.interval) };
+                let thr = if now == 0 { 0.0 } else { (s.goodput_bytes as i64 - t.prev_goodput) as f64 * 8.0 / to_secs(t.interval) };
                 t.row.push(thr);
-                t.prev_goodput = s.goodput_bytes;
+                t.prev_goodput = s.goodput_bytes as i64;
                 self.flows[fi as usize].sender.probe(&mut t.row);
                 for &d in &t.classes {
                     let k = flow_class(s, d);
@@ -321,11 +321,24 @@ impl Simulation {
         self.core.net.warmup(now, &mut self.core.flows, WarmupStep::Restart);
         // Flows created during the run keep whole-life counters (their completion rows).
         let n = self.n_static as usize;
+        // Throughput samples span the restart: the previous sample becomes relative to it.
+        for t in &mut self.traces {
+            if let TraceTarget::Flow(fi) = t.target {
+                t.prev_goodput -= self.core.flows[fi as usize].goodput_bytes as i64;
+            }
+        }
         for s in self.core.flows[..n].iter_mut().chain(self.core.rx.iter_mut()) {
             s.reset(now);
         }
+        for f in &mut self.flows[..n] {
+            f.sender.restart_counters(now);
+            for r in f.receivers_mut() {
+                r.agent.restart_counters(now);
+            }
+        }
         for e in &mut self.elements {
             e.stats.reset(e.elem.held().0);
+            e.elem.restart_counters(now);
         }
         self.core.net.warmup(now, &mut self.core.flows, WarmupStep::RestoreDrops);
         self.warmup_pending = false;

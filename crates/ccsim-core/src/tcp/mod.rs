@@ -12,6 +12,7 @@ mod recovery;
 pub mod rtt;
 pub mod sack;
 pub mod sender;
+pub mod stats;
 
 pub use receiver::TcpReceiver;
 pub use rtt::{RttEstimator, RttMode};

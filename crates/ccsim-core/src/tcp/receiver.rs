@@ -179,4 +179,8 @@ impl Agent for TcpReceiver {
     fn summary(&self) -> Vec<(&'static str, f64)> {
         vec![("acks_sent", self.acks_sent as f64), ("duplicate_segments", self.dup_segments as f64)]
     }
+
+    fn restart_counters(&mut self, _now: Time) {
+        (self.acks_sent, self.dup_segments) = (0, 0);
+    }
 }

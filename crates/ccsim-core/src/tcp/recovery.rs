@@ -117,9 +117,7 @@ impl TcpSender {
         if self.snd_una < self.recover || (self.snd_una == self.recover && self.recover > 0) {
             return;
         }
-        self.fast_retransmits += 1;
-        self.episodes += 1;
-        self.episode_since = Some(ctx.now);
+        self.stats.episode_start(ctx.now);
         let info = self.loss_info(ctx.now);
         self.cc.on_congestion(&info);
         self.recover = self.snd_max;

@@ -33,9 +33,19 @@ pub struct RttEstimator {
     t_rttvar: i64,
     rto: Time,
     pub backoff: u32,
+    /// Smallest sample of the whole connection (an input of some controllers).
     pub min_rtt: Time,
     pub samples: u64,
-    pub sum_rtt: u128,
+    /// Statistics since the last [`RttEstimator::restart_stats`] (the end of warm-up).
+    pub stats: RttStats,
+}
+
+/// Sum, count and minimum of RTT samples, for reports.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RttStats {
+    pub samples: u64,
+    pub sum: u128,
+    pub min: Time,
 }
 
 const MAX_BACKOFF: u32 = 64;
@@ -55,16 +65,21 @@ impl RttEstimator {
             backoff: 1,
             min_rtt: 0,
             samples: 0,
-            sum_rtt: 0,
+            stats: RttStats::default(),
         }
     }
 
     /// Feeds one RTT sample (Karn's rule is the caller's: never from a retransmission).
     pub fn sample(&mut self, rtt: Time) {
         self.samples += 1;
-        self.sum_rtt += rtt as u128;
         if self.min_rtt == 0 || rtt < self.min_rtt {
             self.min_rtt = rtt.max(1);
+        }
+        let s = &mut self.stats;
+        s.samples += 1;
+        s.sum += rtt as u128;
+        if s.min == 0 || rtt < s.min {
+            s.min = rtt.max(1);
         }
         match self.mode {
             RttMode::Rfc6298 { granularity } => {
@@ -136,12 +151,18 @@ impl RttEstimator {
     pub fn rttvar(&self) -> Time {
         self.rttvar
     }
+    /// Mean of the samples since the end of warm-up (NaN without one).
     pub fn mean_rtt(&self) -> f64 {
-        if self.samples == 0 {
+        if self.stats.samples == 0 {
             f64::NAN
         } else {
-            self.sum_rtt as f64 / self.samples as f64 / 1e9
+            self.stats.sum as f64 / self.stats.samples as f64 / 1e9
         }
+    }
+
+    /// Restarts the report statistics (not the estimator).
+    pub fn restart_stats(&mut self) {
+        self.stats = RttStats::default();
     }
 }
 

@@ -70,7 +70,6 @@ pub struct TcpSender {
     /// was first sent (None once it was retransmitted: Karn).
     pub(super) established: bool,
     pub(super) syn_sent_at: Option<Time>,
-    pub(super) syn_retries: u64,
     /// PRR state of the current recovery.
     pub(super) prr: Prr,
     /// Without SACK, with PRR: segments above `snd_una` known delivered from duplicate ACKs.
@@ -78,19 +77,10 @@ pub struct TcpSender {
     /// With SACK and PRR: SACKed bytes before the current ACK, and whether its blocks added any.
     pub(super) sacked_before: u64,
     pub(super) sack_grew: bool,
-    // Statistics.
-    pub(super) retrans_pkts: u64,
-    pub(super) retrans_bytes: u64,
-    pub(super) timeouts: u64,
-    pub(super) fast_retransmits: u64,
     pub(super) done_at: Option<Time>,
     pub(super) started_at: Time,
-    pub(super) sum_rto: f64,
-    pub(super) n_rto: u64,
-    /// Start of the current loss episode (fast retransmit until the ACK covers `recover`).
-    pub(super) episode_since: Option<Time>,
-    pub(super) episode_ns: u64,
-    pub(super) episodes: u64,
+    /// Report counters (restart at warm-up).
+    pub(super) stats: super::stats::SenderStats,
 }
 
 impl TcpSender {
@@ -125,22 +115,13 @@ impl TcpSender {
             pace_pending: false,
             established,
             syn_sent_at: None,
-            syn_retries: 0,
             prr: Prr::default(),
             reno_sacked: 0,
             sacked_before: 0,
             sack_grew: false,
-            retrans_pkts: 0,
-            retrans_bytes: 0,
-            timeouts: 0,
-            fast_retransmits: 0,
             done_at: None,
             started_at: 0,
-            sum_rto: 0.0,
-            n_rto: 0,
-            episode_since: None,
-            episode_ns: 0,
-            episodes: 0,
+            stats: Default::default(),
         }
     }
 
@@ -178,8 +159,7 @@ impl TcpSender {
     /// one timer event is pending; an early event re-schedules itself to the deadline.
     pub(super) fn arm_rto(&mut self, ctx: &mut Ctx) {
         let t = self.rtt.timeout();
-        self.sum_rto += to_secs(t);
-        self.n_rto += 1;
+        self.stats.rto_armed(t);
         let deadline = ctx.now + t;
         self.rto_deadline = Some(deadline);
         match self.rto_event_at {
@@ -210,8 +190,7 @@ impl TcpSender {
         }
         let retx = seq < self.snd_max;
         if retx {
-            self.retrans_pkts += 1;
-            self.retrans_bytes += len as u64;
+            self.stats.retransmitted(len);
             // Karn: a retransmission invalidates the timed segment it covers.
             if let Some((end, _)) = self.timed {
                 if seq < end {
@@ -323,11 +302,8 @@ impl TcpSender {
         self.sb.advance(ack);
         self.dupacks = 0;
         let mut prr_budget: Option<i64> = None;
-        if let Some(t0) = self.episode_since {
-            if ack >= self.recover {
-                self.episode_ns += ctx.now - t0;
-                self.episode_since = None;
-            }
+        if ack >= self.recover {
+            self.stats.episode_end(ctx.now);
         }
         let mut restart_timer = true;
         if self.in_recovery {
@@ -431,12 +407,12 @@ impl TcpSender {
     pub(super) fn on_timeout(&mut self, ctx: &mut Ctx) {
         if !self.established {
             // The SYN or the SYN-ACK was lost: back off and send the SYN again.
-            self.syn_retries += 1;
+            self.stats.syn_retries += 1;
             self.syn_sent_at = None;
             self.rtt.back_off();
             return self.send_syn(ctx);
         }
-        self.timeouts += 1;
+        self.stats.timeouts += 1;
         let info = self.loss_info(ctx.now);
         self.cc.on_timeout(&info);
         self.rtt.back_off();
@@ -568,7 +544,7 @@ impl Agent for TcpSender {
     }
 
     fn probe_names(&self) -> Vec<&'static str> {
-        let mut v = vec!["cwnd", "ssthresh", "srtt_s", "rto_s", "inflight_bytes", "retransmits", "timeouts"];
+        let mut v = vec!["cwnd", "ssthresh", "srtt_s", "rto_s", "inflight_bytes", "retransmits", "timeouts", "fast_retransmits"];
         v.extend_from_slice(self.cc.probe_names());
         v
     }
@@ -579,31 +555,30 @@ impl Agent for TcpSender {
         out.push(to_secs(self.rtt.srtt()));
         out.push(to_secs(self.rtt.timeout()));
         out.push(self.inflight() as f64);
-        out.push(self.retrans_pkts as f64);
-        out.push(self.timeouts as f64);
+        out.extend([self.stats.retrans_pkts, self.stats.timeouts, self.stats.fast_retransmits].map(|x| x as f64));
         self.cc.probe(out);
     }
 
     fn summary(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("retransmitted_pkts", self.retrans_pkts as f64),
-            ("retransmitted_bytes", self.retrans_bytes as f64),
-            ("timeouts", self.timeouts as f64),
-            ("fast_retransmits", self.fast_retransmits as f64),
-            ("syn_retries", self.syn_retries as f64),
-            ("mean_rtt_s", self.rtt.mean_rtt()),
-            ("min_rtt_s", if self.rtt.min_rtt > 0 { to_secs(self.rtt.min_rtt) } else { f64::NAN }),
-            ("mean_rto_s", if self.n_rto > 0 { self.sum_rto / self.n_rto as f64 } else { f64::NAN }),
-            ("final_cwnd", self.cc.cwnd()),
-            ("mean_recovery_s", if self.episodes > 0 { self.episode_ns as f64 / 1e9 / self.episodes as f64 } else { f64::NAN }),
-            ("completion_s", self.done_at.map(|t| to_secs(t - self.started_at)).unwrap_or(f64::NAN)),
-        ]
-        .into_iter()
-        .chain(self.cc.summary())
-        .collect()
+        let [retx, retx_bytes, timeouts, fast, syn, rto, recovery] = self.stats.columns();
+        let min_rtt = if self.rtt.stats.min > 0 { to_secs(self.rtt.stats.min) } else { f64::NAN };
+        let done = ("completion_s", self.done_at.map(|t| to_secs(t - self.started_at)).unwrap_or(f64::NAN));
+        [retx, retx_bytes, timeouts, fast, syn, ("mean_rtt_s", self.rtt.mean_rtt()), ("min_rtt_s", min_rtt), rto]
+            .into_iter()
+            .chain([("final_cwnd", self.cc.cwnd()), recovery, done])
+            .chain(self.cc.summary())
+            .collect()
     }
 
     fn tables(&mut self) -> Vec<(&'static str, crate::measure::Table)> {
         self.cc.tables()
+    }
+
+    /// Every counter and average restarts (see [`super::stats::SenderStats::restart`]);
+    /// `completion_s` stays the whole transfer's.
+    fn restart_counters(&mut self, now: Time) {
+        self.stats.restart(now);
+        self.rtt.restart_stats();
+        self.cc.restart_counters();
     }
 }
