@@ -1,4 +1,5 @@
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -7,6 +8,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
+
+# Tests started in the background of a non-interactive shell (`.ci/run &`) inherit SIGINT
+# ignored, and so would every ccsim process they start; the interrupt tests need SIGINT.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def ccsim_cli(*args, cwd=None, timeout=300):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import textwrap
 import shutil
 from pathlib import Path
 
@@ -28,7 +29,9 @@ BLOCK = re.compile(r"(?:<!--\s*(?P<mark>[^>]*?)\s*-->\s*\n)?```(?P<lang>\w*)\n(?
 
 
 def _blocks(page: Path):
-    return [(m.group("mark") or "", m.group("lang"), m.group("body")) for m in BLOCK.finditer(page.read_text(encoding="utf-8"))]
+    # Blocks inside list items are indented: dedent their bodies.
+    return [(m.group("mark") or "", m.group("lang"), textwrap.dedent(m.group("body")))
+            for m in BLOCK.finditer(page.read_text(encoding="utf-8"))]
 
 
 def _merge(base: dict, frag: dict) -> dict:

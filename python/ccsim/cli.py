@@ -243,8 +243,9 @@ def reproduce_cmd(
     for p in papers:
         target = out_dir if (out_dir and len(papers) == 1) else (out_dir or Path("results")) / f"{p.id}-{mode}"
         r = reproduce(p, target, mode=mode, workers=workers, dask=dask, progress=not quiet, log=log)
-        held = sum(1 for v in r["verdicts"] if v.holds is True)
-        out.print(f"{p.id}: {held}/{len(r['verdicts'])} claims hold; report: {r['report_md']} and {r['report_html']}", markup=False)
+        from .papers import tally
+
+        out.print(f"{p.id}: claims {tally(r['verdicts'])}; report: {r['report_md']} and {r['report_html']}", markup=False)
         failed += sum(s.failed for s in r["sweeps"].values())
     if failed:
         err.print(f"{failed} runs failed (recorded in the catalog)")

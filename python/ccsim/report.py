@@ -18,7 +18,7 @@ import pandas as pd
 
 from . import __version__
 from .catalog import Catalog
-from .papers import Context, Paper
+from .papers import Context, Paper, tally
 from .sweep import sweep
 
 
@@ -78,12 +78,13 @@ def reproduce(paper: Paper, out: str | os.PathLike, mode: str = "quick", workers
     doc.p(f"*{paper.citation}*" if paper.citation else "")
     if paper.summary:
         doc.p(paper.summary)
-    held = sum(1 for v in verdicts if v.holds is True)
+    claims = tally(verdicts)
     doc.p(f"ccsim {__version__}, mode **{mode}**, {_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M} UTC. "
           f"{len(runs)} runs in the catalog ({int((runs['status'] == 'ok').sum()) if len(runs) else 0} ok), "
-          f"report made in {wall:.1f} s. Claims: **{held} of {len(verdicts)} hold**.")
+          f"report made in {wall:.1f} s. Claims: **{claims}**. A claim holds or does not hold when its rule's "
+          "effect is clear of the 95 % confidence interval over seeds; inconclusive when the interval straddles it.")
     doc.h(2, "Verdicts")
-    doc.table(pd.DataFrame([{"claim": v.id, "verdict": v.label, "paper": v.paper, "ccsim": v.ccsim} for v in verdicts])
+    doc.table(pd.DataFrame([{"claim": v.id, "verdict": v.label, "paper": v.paper, "ccsim": v.ccsim, "rule": v.rule} for v in verdicts])
               if verdicts else pd.DataFrame({"claim": []}))
     doc.h(2, "Parameters")
     doc.p("Every parameter of the runs: from the paper, or a ccsim default where the paper is silent (with the reason).")
@@ -129,7 +130,7 @@ def reproduce(paper: Paper, out: str | os.PathLike, mode: str = "quick", workers
     htm = out / "report.html"
     _atomic_write(md, doc.markdown())
     _atomic_write(htm, doc.html(paper.title))
-    say(f"report: {md} and {htm} ({held}/{len(verdicts)} claims hold)")
+    say(f"report: {md} and {htm} (claims {claims})")
     return {"report_md": md, "report_html": htm, "verdicts": verdicts, "sweeps": sweeps}
 
 
@@ -214,7 +215,7 @@ class _Doc:
                     cells = []
                     for v in r.values:
                         s = _fmt(v)
-                        cls = {"holds": "ok", "does not hold": "bad", "not evaluated": "na"}.get(s, "")
+                        cls = {"holds": "ok", "does not hold": "bad", "inconclusive": "warn", "not evaluated": "na"}.get(s, "")
                         cells.append(f'<td class="{cls}">{html.escape(s)}</td>' if cls else f"<td>{html.escape(s)}</td>")
                     rows.append("<tr>" + "".join(cells) + "</tr>")
                 body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
@@ -223,7 +224,7 @@ class _Doc:
                 body.append(f'<figure><img alt="{html.escape(b[2])}" src="data:image/png;base64,{data}"></figure>')
         css = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.45}"
                "table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;font-size:.9rem}"
-               "th{background:#f3f3f3}td.ok{background:#e6f4ea}td.bad{background:#fce8e6}td.na{background:#fff4e5}"
+               "th{background:#f3f3f3}td.ok{background:#e6f4ea}td.bad{background:#fce8e6}td.na{background:#eeeeee}td.warn{background:#fff4e5}"
                "img{max-width:100%}")
         return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
                 f"<style>{css}</style></head><body>{''.join(body)}</body></html>\n")

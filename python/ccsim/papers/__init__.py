@@ -57,13 +57,33 @@ class Verdict:
     statement: str
     paper: str
     ccsim: str
-    holds: bool | None  # None = could not be evaluated (with the reason)
+    #: An outcome of :mod:`ccsim.papers.verdict` ("holds", "does not hold", "inconclusive",
+    #: "not evaluated"), or a bool for a claim without noise, or None (not evaluated).
+    holds: bool | str | None
     rule: str
     reason: str = ""
 
+    def __post_init__(self):
+        from .verdict import OUTCOMES
+
+        if isinstance(self.holds, str) and self.holds not in OUTCOMES:
+            raise ValueError(f"verdict {self.id}: outcome {self.holds!r} is not one of {OUTCOMES}")
+
     @property
     def label(self) -> str:
+        if isinstance(self.holds, str):
+            return self.holds
         return {True: "holds", False: "does not hold", None: "not evaluated"}[self.holds]
+
+
+def tally(verdicts: list[Verdict]) -> str:
+    """`3 hold, 2 do not hold, 4 inconclusive (of 9)`."""
+    from collections import Counter
+
+    c = Counter(v.label for v in verdicts)
+    parts = [f"{c['holds']} hold"] + [f"{c[k]} {w}" for k, w in (("does not hold", "do not hold"), ("inconclusive", "inconclusive"),
+                                                                   ("not evaluated", "not evaluated")) if c[k]]
+    return f"{', '.join(parts)} (of {len(verdicts)})"
 
 
 @dataclass

@@ -1,0 +1,160 @@
+"""Three-valued verdicts: a claim holds, does not hold, or the runs cannot tell.
+
+A claim's rule names the effect it needs (a threshold, a band, a minimum difference or
+ratio) and is judged on the 95 % confidence interval of ccsim's estimate over seeds, never
+on the point value alone:
+
+* a threshold (`above`, `below`): holds when the whole interval is on the claimed side;
+  does not hold when the whole interval is on the other side; inconclusive when the
+  threshold lies inside the interval (met or missed within the noise);
+* a band (`inside`, `equivalent`): holds when the interval lies inside the band; does not
+  hold when it lies wholly outside; inconclusive when it straddles an edge;
+* an effect of at least δ (`effect_at_least`, a difference or a ratio): holds when the
+  interval excludes no effect and the estimate reaches δ; does not hold when the whole
+  interval is below δ (the effect, if any, is smaller than the claim needs); inconclusive
+  otherwise — in particular a difference inside the noise.
+
+Comparisons between two settings pair the runs by seed (the same seeds run every setting):
+the estimate is the mean of the per-seed differences (or ratios) with its Student-t
+interval, which is what the claim is about and tighter than comparing two intervals.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED = "holds", "does not hold", "inconclusive", "not evaluated"
+OUTCOMES = (HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over seeds with its confidence interval (NaN bounds with fewer than 2 seeds)."""
+
+    mean: float
+    lo: float
+    hi: float
+    n: int
+
+    @classmethod
+    def of(cls, values, confidence: float = 0.95) -> Estimate:
+        from scipy import stats
+
+        x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
+        n = len(x)
+        if n == 0:
+            return cls(math.nan, math.nan, math.nan, 0)
+        mean = float(x.mean())
+        if n < 2:
+            return cls(mean, math.nan, math.nan, n)
+        half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
+        return cls(mean, mean - half, mean + half, n)
+
+    @property
+    def known(self) -> bool:
+        return math.isfinite(self.mean)
+
+    @property
+    def has_ci(self) -> bool:
+        return math.isfinite(self.lo) and math.isfinite(self.hi)
+
+    def fmt(self, scale: float = 1.0, unit: str = "", digits: int = 2, sign: bool = False) -> str:
+        """`4.69 Mb/s (95 % CI 4.61–4.77, 10 seeds)` with values divided by `scale`."""
+        if not self.known:
+            return "n/a"
+        f = f"{{:{'+' if sign else ''}.{digits}f}}"
+        u = f" {unit}" if unit else ""
+        s = f.format(self.mean / scale) + u
+        if self.has_ci:
+            s += f" (95 % CI {self.lo / scale:.{digits}f} to {self.hi / scale:.{digits}f}, {self.n} seeds)"
+        else:
+            s += f" ({self.n} seed{'s' if self.n != 1 else ''}, no CI)"
+        return s
+
+
+def per_seed(frame: pd.DataFrame, metric: str, **where) -> pd.Series:
+    """Per-seed values of `metric` from a `Catalog.metrics` frame, at the parameter point
+    `where` (column = value; floats compared with a relative tolerance)."""
+    sel = pd.Series(True, index=frame.index)
+    for col, val in where.items():
+        c = frame[col]
+        sel &= np.isclose(c.astype(float), float(val), rtol=1e-9) if isinstance(val, float) else (c == val)
+    rows = frame[sel]
+    if metric not in rows:
+        return pd.Series(dtype=float)
+    return rows.set_index("seed")[metric].astype(float).sort_index()
+
+
+def paired(a: pd.Series, b: pd.Series, how: Callable[[float, float], float] = lambda x, y: x - y) -> Estimate:
+    """The effect of `a` against `b` over the seeds both have: mean of `how(a_s, b_s)`."""
+    common = a.index.intersection(b.index)
+    return Estimate.of([how(a[s], b[s]) for s in common])
+
+
+def ratio(a: pd.Series, b: pd.Series) -> Estimate:
+    return paired(a, b, lambda x, y: x / y if y else math.nan)
+
+
+def _judge(e: Estimate, yes: bool, no: bool) -> str:
+    if not e.known:
+        return NOT_EVALUATED
+    if not e.has_ci:
+        return INCONCLUSIVE
+    return HOLDS if yes else FAILS if no else INCONCLUSIVE
+
+
+def above(e: Estimate, threshold: float) -> str:
+    """Claim: the quantity exceeds `threshold`."""
+    return _judge(e, e.lo > threshold, e.hi < threshold)
+
+
+def below(e: Estimate, threshold: float) -> str:
+    """Claim: the quantity is under `threshold`."""
+    return _judge(e, e.hi < threshold, e.lo > threshold)
+
+
+def inside(e: Estimate, low: float, high: float) -> str:
+    """Claim: the quantity lies in `[low, high]`."""
+    return _judge(e, low <= e.lo and e.hi <= high, e.hi < low or e.lo > high)
+
+
+def near(e: Estimate, target: float, rel: float) -> str:
+    """Claim: the quantity is `target` within ±`rel` (relative)."""
+    return inside(e, target - rel * abs(target), target + rel * abs(target))
+
+
+def equivalent(effect: Estimate, margin: float) -> str:
+    """Claim: no difference larger than `margin` either way."""
+    return inside(effect, -margin, margin)
+
+
+def effect_at_least(effect: Estimate, delta: float, null: float = 0.0) -> str:
+    """Claim: an effect of at least `delta` beyond `null` (0 for a difference, 1 for a
+    ratio); a negative `delta` claims an effect in the other direction (at most `delta`)."""
+    if delta < 0:
+        flipped = Estimate(-effect.mean, -effect.hi, -effect.lo, effect.n)
+        return effect_at_least(flipped, -delta, -null)
+    return _judge(effect, effect.lo > null and effect.mean >= null + delta, effect.hi < null + delta)
+
+
+def all_of(*outcomes: str) -> str:
+    """Every part must hold; one that does not makes the claim fail."""
+    if FAILS in outcomes:
+        return FAILS
+    if NOT_EVALUATED in outcomes:
+        return NOT_EVALUATED
+    return HOLDS if all(o == HOLDS for o in outcomes) else INCONCLUSIVE
+
+
+def any_of(*outcomes: str) -> str:
+    """One part holding is enough; the claim fails only if every part fails."""
+    if HOLDS in outcomes:
+        return HOLDS
+    if all(o == FAILS for o in outcomes):
+        return FAILS
+    return NOT_EVALUATED if NOT_EVALUATED in outcomes and INCONCLUSIVE not in outcomes else INCONCLUSIVE
