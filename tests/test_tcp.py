@@ -160,3 +160,25 @@ def test_tshark_reads_a_handshake(tmp_path):
     assert synack[0].split("\t") == ["1", "1", "1"], synack
     assert tshark("-r", data, "-Y", "_ws.malformed || _ws.expert.severity == error") == []
     assert res.flows.iloc[0]["syn_retries"] == 0
+
+
+def test_packets_trace_agrees_with_counters_and_pcap(tmp_path):
+    """`kind = "packets"`: every '+', '-', 'r', 'd' of a link direction (ns-2's trace events)."""
+    d = ccsim.loads(PCAP_SCENARIO.replace("PROFILE", "ns2"))
+    d["traces"] = [{"kind": "packets", "link": "r0->r1"}, {"kind": "pcap", "link": "r0->r1"}]
+    res = ccsim.run(d, pcap_dir=tmp_path)
+    t = res.series("packets:r0->r1")
+    q = res.queues.set_index("direction").loc["r0->r1"]
+    counts = t["event"].value_counts()
+    assert counts["+"] == q["arrivals"] and counts["-"] == q["departures"]
+    assert counts["d"] == q["drops_overflow"] + q["drops_loss"] and q["drops_loss"] > 0
+    assert counts["r"] == q["departures"] - q["drops_loss"]
+    assert t["time"].is_monotonic_increasing
+    with open(tmp_path / "r0-r1.pcap", "rb") as f:
+        stamps = [float(ts) for ts, _ in dpkt.pcap.Reader(f)]
+    deq = t[t["event"] == "-"]["time"].tolist()
+    assert len(stamps) == len(deq) and max(abs(a - b) for a, b in zip(stamps, deq)) < 1e-9
+    # A packet is received one serialization plus the 20 ms delay after it left.
+    first = t[t["uid"] == t["uid"].iloc[0]]
+    (t_dep,), (t_rcv,) = first[first["event"] == "-"]["time"], first[first["event"] == "r"]["time"]
+    assert t_rcv - t_dep == pytest.approx(1040 * 8 / 10e6 + 0.020, abs=1e-9)

@@ -12,7 +12,7 @@ use std::cmp::Reverse;
 
 impl Network {
     /// Turns on the event-free paths (see [`lazy`]): every direction with a plain FIFO
-    /// queue becomes lazy, unless it is captured to pcap, logs its drops, or has its loss
+    /// queue becomes lazy, unless it is captured to pcap, logs its drops or packets, or has its loss
     /// model's state traced (`traced`: directions with a queue trace); then cut-through is
     /// enabled where a lazy direction is the only feeder of the next one. `endpoints` are
     /// the flows' (source, sink) nodes: packets travel only between a flow's two ends,
@@ -20,7 +20,7 @@ impl Network {
     pub fn enable_fast_paths(&mut self, endpoints: &[(u32, u32)], traced: &[u32], elem_node: &[bool]) {
         for (i, l) in self.links.iter_mut().enumerate() {
             let loss_traced = l.loss.is_some() && traced.contains(&(i as u32));
-            let logged = l.capture.is_some() || l.drop_log.is_some();
+            let logged = l.capture.is_some() || l.drop_log.is_some() || l.packet_log.is_some();
             // Elements read and change the queues of their node's links: real queues.
             let at_elements = elem_node[l.from as usize];
             if let (Some(limit), false) = (l.queue.fifo_limit(), loss_traced || logged || at_elements) {

@@ -38,6 +38,8 @@ pub struct LinkDir {
     pub capture: Option<Box<crate::trace::pcap::PcapWriter>>,
     /// Every drop on this direction, when a `drops` trace asks for it.
     pub drop_log: Option<Box<DropLog>>,
+    /// Every packet event on this direction (ns-2's trace), when a `packets` trace asks.
+    pub packet_log: Option<Box<PacketLog>>,
     /// Packets in propagation: (arrival time, event sequence number, packet, start of its
     /// serialization here), in order.
     pub(super) in_flight: VecDeque<(Time, u64, PktId, Time)>,
@@ -82,6 +84,7 @@ impl LinkDir {
             stats: QueueStats::default(),
             capture: None,
             drop_log: None,
+            packet_log: None,
             in_flight: VecDeque::new(),
             lazy: None,
             cut_ok: false,
@@ -187,4 +190,69 @@ impl DropLog {
         t.push("size", Column::F64(self.size));
         t
     }
+}
+
+/// Packet events of one link direction, as ns-2 traces them: `+` arrival at the queue, `-`
+/// start of serialization, `r` arrival at the far node, `d` drop (queue or wire).
+#[derive(Default)]
+pub struct PacketLog {
+    time: Vec<Time>,
+    event: Vec<u8>,
+    reason: Vec<i8>,
+    pkt: Vec<crate::packet::Packet>,
+}
+
+impl PacketLog {
+    pub const ENQUEUE: u8 = b'+';
+    pub const DEQUEUE: u8 = b'-';
+    pub const RECEIVE: u8 = b'r';
+    pub const DROP: u8 = b'd';
+
+    #[cold]
+    pub fn push(&mut self, at: Time, event: u8, p: &crate::packet::Packet, reason: Option<DropReason>) {
+        self.time.push(at);
+        self.event.push(event);
+        self.reason.push(reason.map_or(-1, |r| r as i8));
+        self.pkt.push(*p);
+    }
+
+    /// The events in time order (stable: same-time events keep the order they happened in).
+    pub fn into_table(self) -> crate::measure::Table {
+        use crate::measure::Column;
+        let mut order: Vec<usize> = (0..self.time.len()).collect();
+        order.sort_by_key(|&i| self.time[i]);
+        let f = |g: &dyn Fn(usize) -> f64| Column::F64(order.iter().map(|&i| g(i)).collect());
+        let i = |g: &dyn Fn(usize) -> i64| Column::I64(order.iter().map(|&i| g(i)).collect());
+        let mut t = crate::measure::Table::default();
+        t.push("time", f(&|k| crate::units::to_secs(self.time[k])));
+        t.push("event", Column::Str(order.iter().map(|&k| (self.event[k] as char).to_string()).collect()));
+        t.push("flow", i(&|k| self.pkt[k].flow as i64));
+        t.push("kind", Column::Str(order.iter().map(|&k| kind_name(self.pkt[k].kind).to_string()).collect()));
+        t.push("size", i(&|k| self.pkt[k].size as i64));
+        t.push("seq", i(&|k| self.pkt[k].seq as i64));
+        t.push("ack", i(&|k| self.pkt[k].ack as i64));
+        t.push("payload", i(&|k| self.pkt[k].payload as i64));
+        t.push("flags", i(&|k| self.pkt[k].flags as i64));
+        t.push("uid", i(&|k| self.pkt[k].uid as i64));
+        t.push("src", i(&|k| self.pkt[k].src as i64));
+        t.push("dst", i(&|k| self.pkt[k].dst as i64));
+        t.push(
+            "reason",
+            Column::Str(order.iter().map(|&k| if self.reason[k] < 0 { String::new() } else { reason_name(self.reason[k]) }).collect()),
+        );
+        t
+    }
+}
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Datagram => "datagram",
+        Kind::Data => "data",
+        Kind::Ack => "ack",
+        Kind::Control => "control",
+    }
+}
+
+fn reason_name(r: i8) -> String {
+    DropReason::ALL.iter().find(|d| **d as i8 == r).map_or(String::new(), |d| d.name().to_string())
 }

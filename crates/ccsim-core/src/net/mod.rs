@@ -23,7 +23,7 @@ mod lazy;
 mod link;
 mod routing;
 
-pub use link::{DropLog, LinkDir};
+pub use link::{DropLog, LinkDir, PacketLog};
 pub use routing::{MulticastTree, Routes, BRANCH};
 
 use crate::engine::{Event, Scheduler};
@@ -172,6 +172,9 @@ impl Network {
             if let Some(log) = link.drop_log.as_mut() {
                 log.push(now, p, reason);
             }
+            if let Some(log) = link.packet_log.as_mut() {
+                log.push(now, PacketLog::DROP, p, Some(reason));
+            }
             flows.drop_packet(ld, reason, p);
             pool.free(id);
         }
@@ -251,6 +254,9 @@ impl Network {
         if dscp != 0 {
             link.stats.class_arrival(dscp, size, true);
         }
+        if let Some(log) = link.packet_log.as_mut() {
+            log.push(now, PacketLog::ENQUEUE, pool.get(id), None);
+        }
         // Fast path: an idle link with an empty pass-through queue (DropTail) sends the
         // packet at once; going through enqueue + dequeue would change nothing.
         if link.qlen == 0 && !link.txend_pending && now >= link.busy_until && link.queue.passes_through_when_empty(size) {
@@ -279,6 +285,9 @@ impl Network {
             }
             if let Some(log) = link.drop_log.as_mut() {
                 log.push(now, p, reason);
+            }
+            if let Some(log) = link.packet_log.as_mut() {
+                log.push(now, PacketLog::DROP, p, Some(reason));
             }
             flows.drop_packet(ld, reason, p);
             pool.free(d);
@@ -377,6 +386,9 @@ impl Network {
         if let Some(cap) = link.capture.as_mut() {
             cap.record(now, link.from, link.to, pool.get(id));
         }
+        if let Some(log) = link.packet_log.as_mut() {
+            log.push(now, PacketLog::DEQUEUE, pool.get(id), None);
+        }
         let tx = serialization(size, link.rate_bps, &mut link.rem);
         link.stats.busy_ns += tx;
         let done = now + tx;
@@ -394,10 +406,16 @@ impl Network {
             if let Some(log) = link.drop_log.as_mut() {
                 log.push(done, p, DropReason::Loss);
             }
+            if let Some(log) = link.packet_log.as_mut() {
+                log.push(done, PacketLog::DROP, p, Some(DropReason::Loss));
+            }
             flows.drop_packet(ld, DropReason::Loss, p);
             pool.free(id);
         } else {
             let at = done + link.delay;
+            if let Some(log) = link.packet_log.as_mut() {
+                log.push(at, PacketLog::RECEIVE, pool.get(id), None);
+            }
             let seq = sched.next_seq();
             if link.in_flight.is_empty() {
                 sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });

@@ -43,6 +43,8 @@ pub struct Spec {
     pub pcaps: Vec<PcapSpec>,
     /// Link directions whose drops are logged one by one (`kind = "drops"` traces).
     pub drop_logs: Vec<u32>,
+    /// Link directions whose every packet event is logged (`packets` traces).
+    pub packet_logs: Vec<u32>,
     /// Valid input that is probably not what was meant (a bare number as a rate, a flow
     /// that starts after the end, ...): reported, not refused.
     pub warnings: Vec<ScenarioError>,
@@ -447,6 +449,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
         traces: tr.traces,
         pcaps: tr.pcaps,
         drop_logs: tr.drop_logs,
+        packet_logs: tr.packet_logs,
         warnings: Vec::new(),
     })
 }

@@ -1,4 +1,5 @@
-//! `[[traces]]`: sampled queue, flow and element series, pcap captures and drop logs.
+//! `[[traces]]`: sampled queue, flow and element series, pcap captures, drop logs and
+//! packet-event logs.
 
 use super::elements::Elements;
 use super::flows::Flows;
@@ -13,6 +14,7 @@ pub(crate) struct Traces {
     pub traces: Vec<TraceSpec>,
     pub pcaps: Vec<PcapSpec>,
     pub drop_logs: Vec<u32>,
+    pub packet_logs: Vec<u32>,
 }
 
 /// `classes = [0, "AF11", 12]`: code points given their own columns.
@@ -43,7 +45,7 @@ pub const MAX_SAMPLES: u64 = 1_000_000;
 
 const NO_LINK: &str = "give a link name or 'from->to' node names of a link";
 
-/// `[[traces]]`: `kind` = queue | flow | element | pcap | drops, with `link`, `flow`,
+/// `[[traces]]`: `kind` = queue | flow | element | pcap | drops | packets, with `link`, `flow`,
 /// `element`, `interval`, `file`, `classes` (queue and flow traces: per-class columns).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn parse(
@@ -64,13 +66,13 @@ pub(crate) fn parse(
     for (i, item) in items.iter().enumerate() {
         let path = format!("traces[{i}]");
         let Some(mut o) = Obj::new(item, &path, errs) else { continue };
-        let kind = o.choice("kind", &["queue", "flow", "element", "pcap", "drops"], None, errs);
-        let interval =
-            if matches!(kind, Some("pcap") | Some("drops")) { 1 } else { o.time("interval", errs).unwrap_or(crate::units::secs(0.1)) };
+        let kind = o.choice("kind", &["queue", "flow", "element", "pcap", "drops", "packets"], None, errs);
+        let logs = matches!(kind, Some("pcap") | Some("drops") | Some("packets"));
+        let interval = if logs { 1 } else { o.time("interval", errs).unwrap_or(crate::units::secs(0.1)) };
         if interval == 0 {
             errs.add(o.at("interval"), "must be greater than 0");
         } else if let Some(d) = duration {
-            if d / interval > MAX_SAMPLES && !matches!(kind, Some("pcap") | Some("drops")) {
+            if d / interval > MAX_SAMPLES && !logs {
                 let min = crate::units::to_secs(d.div_ceil(MAX_SAMPLES));
                 errs.add(
                     o.at("interval"),
@@ -101,6 +103,13 @@ pub(crate) fn parse(
                 if let Some(ld) = link(&mut o, errs, refs, NO_LINK) {
                     if !out.drop_logs.contains(&ld) {
                         out.drop_logs.push(ld)
+                    }
+                }
+            }
+            Some("packets") => {
+                if let Some(ld) = link(&mut o, errs, refs, NO_LINK) {
+                    if !out.packet_logs.contains(&ld) {
+                        out.packet_logs.push(ld)
                     }
                 }
             }

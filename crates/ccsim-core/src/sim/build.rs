@@ -38,6 +38,9 @@ impl Simulation {
         for &ld in &spec.drop_logs {
             links[ld as usize].drop_log = Some(Box::default());
         }
+        for &ld in &spec.packet_logs {
+            links[ld as usize].packet_log = Some(Box::default());
+        }
         for p in &spec.pcaps {
             let w = crate::trace::pcap::PcapWriter::create(&dir.join(&p.file), spec.nodes.len() as u32)?;
             links[p.link_dir as usize].capture = Some(Box::new(w));

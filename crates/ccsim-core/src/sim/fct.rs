@@ -107,6 +107,7 @@ impl Simulation {
             traces: Vec::new(),
             pcaps: Vec::new(),
             drop_logs: Vec::new(),
+            packet_logs: Vec::new(),
             warnings: Vec::new(),
         };
         let mut sim = Simulation::with_options(spec, &SimOptions { stop_when_idle: true, skip_params: true, ..Default::default() }).ok()?;

@@ -255,6 +255,9 @@ impl Simulation {
             if let Some(log) = l.drop_log.take() {
                 series.push((format!("drops:{}", l.name), log.into_table()));
             }
+            if let Some(log) = l.packet_log.take() {
+                series.push((format!("packets:{}", l.name), log.into_table()));
+            }
         }
         for f in self.flows[..nf].iter_mut() {
             let mut tables = f.sender.tables();
