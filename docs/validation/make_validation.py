@@ -298,7 +298,12 @@ retransmission or — when sent within 3 ms of the previous segment — out-of-o
 decodes SACK blocks and timestamps, and marks duplicate ACKs. `tests/test_warmup.py` checks
 every counter after a warm-up against captures the same way.
 
-## 6. Engine exactness (from the foundation)
+## 6. ns-2.35 conformance
+
+ccsim's `ns2` profile is compared packet event by packet event with the reference
+outputs of ns-2.35's own validation suites: [validation/ns2-conformance.md](validation/ns2-conformance.md).
+
+## 7. Engine exactness (from the foundation)
 
 Serialization and propagation are exact to the nanosecond; DropTail never exceeds its
 limit; RED's measured drop rate follows its configured curve (5 standard errors, 200 000

@@ -43,6 +43,9 @@ pub struct TcpConfig {
     pub timestamps: bool,
     /// Receiver's advertised window, bytes.
     pub window_bytes: u64,
+    /// Data segments carry the IP + TCP header bytes on the wire (ns-2 `useHeaders_`,
+    /// true); false: a data segment is its payload alone (ACKs and SYNs stay 40 bytes).
+    pub data_headers: bool,
     pub initial_window: f64,
     pub initial_ssthresh: f64,
     pub delayed_ack: bool,
@@ -79,6 +82,15 @@ pub struct TcpConfig {
 }
 
 impl TcpConfig {
+    /// Wire size of a data segment of `len` payload bytes.
+    pub fn data_size(&self, len: u32) -> u32 {
+        if self.data_headers {
+            len + self.header_bytes(0)
+        } else {
+            len
+        }
+    }
+
     /// IP + TCP header bytes of a segment carrying `nsack` SACK blocks.
     pub fn header_bytes(&self, nsack: u8) -> u32 {
         let ts = if self.timestamps { 12 } else { 0 };
@@ -95,6 +107,7 @@ impl TcpConfig {
             mss: 1000,
             timestamps: false,
             window_bytes: 20 * 1000,
+            data_headers: true,
             initial_window: 2.0,
             initial_ssthresh: 1e9,
             delayed_ack: false,
@@ -127,6 +140,7 @@ impl TcpConfig {
             mss: 1448,
             timestamps: true,
             window_bytes: 1 << 30,
+            data_headers: true,
             initial_window: 10.0,
             initial_ssthresh: 1e9,
             delayed_ack: true,
@@ -156,7 +170,7 @@ impl TcpConfig {
 /// overrides: `mss`, `window` (segments), `initial_window`, `initial_ssthresh`,
 /// `delayed_ack`, `delack_count`, `delack_timeout`, `rtt_estimator` (`ns2` | `rfc6298`),
 /// `clock_granularity`, `min_rto`, `max_rto`, `initial_rto`, `timestamps`,
-/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`,
+/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`, `headers`,
 /// `rto_backoff_reset` (`rtt_sample` | `new_ack`).
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     // An invalid choice is reported and the rest still read (with the default in its
@@ -232,6 +246,9 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     let prr = o.boolean("prr", errs);
     if let Some(v) = o.boolean("handshake", errs) {
         c.handshake = v;
+    }
+    if let Some(v) = o.boolean("headers", errs) {
+        c.data_headers = v;
     }
     if o.has("rto_backoff_reset") {
         c.backoff_reset_on_ack = o.choice("rto_backoff_reset", &["rtt_sample", "new_ack"], None, errs) == Some("new_ack");
@@ -368,6 +385,7 @@ impl TcpConfig {
             "overhead": s(self.overhead),
             "prr": self.prr,
             "handshake": self.handshake,
+            "headers": self.data_headers,
             "rto_backoff_reset": if self.backoff_reset_on_ack { "new_ack" } else { "rtt_sample" },
             "cc": self.cc.kind(),
             "cc_params": self.cc.params(),

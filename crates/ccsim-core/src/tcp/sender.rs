@@ -205,7 +205,7 @@ impl TcpSender {
         if end > self.snd_max {
             self.snd_max = end;
         }
-        let (size, flags) = (len + self.cfg.header_bytes(0), if self.cfg.timestamps { crate::packet::FLAG_TS } else { 0 });
+        let (size, flags) = (self.cfg.data_size(len), if self.cfg.timestamps { crate::packet::FLAG_TS } else { 0 });
         ctx.send_with(|p| {
             p.kind = Kind::Data;
             p.seq = seq;
@@ -237,7 +237,7 @@ impl TcpSender {
         }
         if let Some(rate) = self.cc.pacing_rate() {
             if rate > 0.0 {
-                let gap = ((len + self.cfg.header_bytes(0)) as f64 * 8.0 / rate * 1e9) as Time;
+                let gap = (self.cfg.data_size(len) as f64 * 8.0 / rate * 1e9) as Time;
                 self.pace_next = ctx.now.max(self.pace_next) + gap;
             }
         }

@@ -1,0 +1,49 @@
+"""ccsim's ns2 profile against ns-2.35's validation outputs (docs/validation/ns2-conformance.md).
+
+Every test listed as matching must keep matching point for point; the page must be what
+the comparison renders, so that it states the current build's results."""
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "docs" / "validation"))
+conf = importlib.import_module("ns2_conformance")
+
+OUTCOMES = {}
+
+
+def outcome(case):
+    if case.name not in OUTCOMES:
+        OUTCOMES[case.name] = conf.compare(case)
+    return OUTCOMES[case.name]
+
+
+@pytest.mark.parametrize("case", conf.CASES, ids=lambda c: f"{c.suite}-{c.name}")
+def test_case(case):
+    o = outcome(case)
+    if case.name in conf.MATCHING:
+        assert o.ok, f"{case.name} no longer matches ns-2.35: {o.first}"
+    else:
+        assert not o.ok, f"{case.name} now matches ns-2.35: add it to MATCHING"
+        assert o.matched["packets"] > 0, "not even the first packet matches: the case is broken"
+
+
+def test_the_page_states_the_current_results():
+    page = conf.render([outcome(c) for c in conf.CASES])
+    assert page == conf.PAGE.read_text(encoding="utf-8"), "rerun: python docs/validation/ns2_conformance.py --write"
+
+
+def test_a_changed_reference_is_caught(tmp_path, monkeypatch):
+    case = next(c for c in conf.CASES if c.name in conf.MATCHING)
+    src = (conf.REF / case.suite / f"{case.name}.csv").read_text().splitlines()
+    i = next(k for k, line in enumerate(src) if line.startswith("packets,") and k > 50)
+    t = float(src[i].split(",")[1])
+    src[i] = src[i].replace(src[i].split(",")[1], f"{t + 0.001:.5f}")
+    (tmp_path / case.suite).mkdir()
+    (tmp_path / case.suite / f"{case.name}.csv").write_text("\n".join(src) + "\n")
+    monkeypatch.setattr(conf, "REF", tmp_path)
+    assert not conf.compare(case).ok
