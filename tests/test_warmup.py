@@ -12,6 +12,8 @@ import pytest
 
 import ccsim
 
+# The flows stop sending new data a second before the end: nothing is left queued at the
+# senders' access links, where a capture would not see it.
 WARMUP, DURATION = 6.0, 15.0
 ACCESS_BPS, ACCESS_DELAY = 100e6, 0.001
 
@@ -27,7 +29,7 @@ access_rate = "100Mbps"
 access_delay = "1ms"
 bottleneck_rate = "10Mbps"
 bottleneck_delay = "20ms"
-queue = {{ kind = "droptail", limit = 25 }}
+queue = {{ kind = "droptail", limit = 12 }}
 loss = {{ kind = "bernoulli", p = 0.01 }}
 [[flows]]
 name = "ns2"
@@ -35,6 +37,7 @@ kind = "tcp"
 profile = "ns2"
 src = "s0"
 dst = "d0"
+stop = "14s"
 [[flows]]
 name = "linux"
 kind = "tcp"
@@ -43,6 +46,7 @@ cc = "westwood"
 src = "s1"
 dst = "d1"
 start = "0.3s"
+stop = "14s"
 [[traces]]
 kind = "pcap"
 link = "s0->r0"

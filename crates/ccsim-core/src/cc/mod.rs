@@ -65,6 +65,8 @@ pub trait CongestionControl: Send {
     fn ssthresh(&self) -> f64;
     /// Recovery may override the window (Tahoe's cwnd = 1, NewReno deflation).
     fn set_cwnd(&mut self, cwnd: f64);
+    /// Overrides the slow-start threshold (the sender's `integer_ssthresh` rounding).
+    fn set_ssthresh(&mut self, ssthresh: f64);
     /// Every ACK, duplicates included, before the sender's loss-recovery logic (bandwidth
     /// estimators hook here).
     fn on_ack_received(&mut self, _info: &AckInfo) {}

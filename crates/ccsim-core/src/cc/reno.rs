@@ -35,6 +35,9 @@ impl CongestionControl for Reno {
     fn set_cwnd(&mut self, cwnd: f64) {
         self.cwnd = cwnd.max(1.0);
     }
+    fn set_ssthresh(&mut self, ssthresh: f64) {
+        self.ssthresh = ssthresh;
+    }
     #[inline]
     fn on_ack(&mut self, info: &AckInfo) {
         self.cwnd = super::reno_increase(self.cwnd, self.ssthresh, info.acked_segs);

@@ -93,6 +93,9 @@ impl CongestionControl for Westwood {
     fn set_cwnd(&mut self, cwnd: f64) {
         self.cwnd = cwnd.max(1.0);
     }
+    fn set_ssthresh(&mut self, ssthresh: f64) {
+        self.ssthresh = ssthresh;
+    }
 
     fn on_packet_sent(&mut self, now: Time, seq: u64, len: u32, _retx: bool) {
         if self.needs_send_times {

@@ -46,6 +46,8 @@ pub struct TcpConfig {
     /// Data segments carry the IP + TCP header bytes on the wire (ns-2 `useHeaders_`,
     /// true); false: a data segment is its payload alone (ACKs and SYNs stay 40 bytes).
     pub data_headers: bool,
+    /// ns-2's `ssthresh_` is an integer: every decrease is truncated (at least 2).
+    pub integer_ssthresh: bool,
     pub initial_window: f64,
     pub initial_ssthresh: f64,
     pub delayed_ack: bool,
@@ -108,6 +110,7 @@ impl TcpConfig {
             timestamps: false,
             window_bytes: 20 * 1000,
             data_headers: true,
+            integer_ssthresh: true,
             initial_window: 2.0,
             initial_ssthresh: 1e9,
             delayed_ack: false,
@@ -141,6 +144,7 @@ impl TcpConfig {
             timestamps: true,
             window_bytes: 1 << 30,
             data_headers: true,
+            integer_ssthresh: false,
             initial_window: 10.0,
             initial_ssthresh: 1e9,
             delayed_ack: true,
@@ -170,7 +174,7 @@ impl TcpConfig {
 /// overrides: `mss`, `window` (segments), `initial_window`, `initial_ssthresh`,
 /// `delayed_ack`, `delack_count`, `delack_timeout`, `rtt_estimator` (`ns2` | `rfc6298`),
 /// `clock_granularity`, `min_rto`, `max_rto`, `initial_rto`, `timestamps`,
-/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`, `headers`,
+/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`, `headers`, `integer_ssthresh`,
 /// `rto_backoff_reset` (`rtt_sample` | `new_ack`).
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     // An invalid choice is reported and the rest still read (with the default in its
@@ -249,6 +253,9 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     }
     if let Some(v) = o.boolean("headers", errs) {
         c.data_headers = v;
+    }
+    if let Some(v) = o.boolean("integer_ssthresh", errs) {
+        c.integer_ssthresh = v;
     }
     if o.has("rto_backoff_reset") {
         c.backoff_reset_on_ack = o.choice("rto_backoff_reset", &["rtt_sample", "new_ack"], None, errs) == Some("new_ack");
@@ -386,6 +393,7 @@ impl TcpConfig {
             "prr": self.prr,
             "handshake": self.handshake,
             "headers": self.data_headers,
+            "integer_ssthresh": self.integer_ssthresh,
             "rto_backoff_reset": if self.backoff_reset_on_ack { "new_ack" } else { "rtt_sample" },
             "cc": self.cc.kind(),
             "cc_params": self.cc.params(),

@@ -120,6 +120,7 @@ impl TcpSender {
         self.stats.episode_start(ctx.now);
         let info = self.loss_info(ctx.now);
         self.cc.on_congestion(&info);
+        self.round_ssthresh();
         self.recover = self.snd_max;
         self.timed = None;
         match self.cfg.recovery {

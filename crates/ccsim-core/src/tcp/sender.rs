@@ -125,6 +125,16 @@ impl TcpSender {
         }
     }
 
+    /// ns-2 keeps `ssthresh_` in an int: truncate a decrease (never below 2).
+    pub(super) fn round_ssthresh(&mut self) {
+        if self.cfg.integer_ssthresh {
+            let s = self.cc.ssthresh();
+            if s.is_finite() && s < 1e15 {
+                self.cc.set_ssthresh(s.floor().max(2.0));
+            }
+        }
+    }
+
     pub(super) fn mss(&self) -> u64 {
         self.cfg.mss as u64
     }
@@ -415,6 +425,7 @@ impl TcpSender {
         self.stats.timeouts += 1;
         let info = self.loss_info(ctx.now);
         self.cc.on_timeout(&info);
+        self.round_ssthresh();
         self.rtt.back_off();
         self.in_recovery = false;
         self.dupwnd = 0.0;
