@@ -80,7 +80,7 @@ CASES = [
 
 
 #: Tests that match ns-2.35 point for point (CI keeps them so).
-MATCHING = {"tahoe1", "tahoe2", "tahoe3", "no_bug"}
+MATCHING = {"tahoe1", "tahoe2", "tahoe3", "no_bug", "reno1", "reno2", "reno3"}
 
 
 def scenario(c: Case) -> dict:

@@ -48,6 +48,9 @@ pub struct TcpConfig {
     pub data_headers: bool,
     /// ns-2's `ssthresh_` is an integer: every decrease is truncated (at least 2).
     pub integer_ssthresh: bool,
+    /// The ACK that ends fast recovery also grows the window, as any new ACK (ns-2 Reno
+    /// and NewReno: `recv_newack_helper` → `opencwnd`); false: recovery ends at ssthresh.
+    pub exit_ack_grows: bool,
     pub initial_window: f64,
     pub initial_ssthresh: f64,
     pub delayed_ack: bool,
@@ -111,6 +114,7 @@ impl TcpConfig {
             window_bytes: 20 * 1000,
             data_headers: true,
             integer_ssthresh: true,
+            exit_ack_grows: true,
             initial_window: 2.0,
             initial_ssthresh: 1e9,
             delayed_ack: false,
@@ -145,6 +149,7 @@ impl TcpConfig {
             window_bytes: 1 << 30,
             data_headers: true,
             integer_ssthresh: false,
+            exit_ack_grows: false,
             initial_window: 10.0,
             initial_ssthresh: 1e9,
             delayed_ack: true,
@@ -174,7 +179,7 @@ impl TcpConfig {
 /// overrides: `mss`, `window` (segments), `initial_window`, `initial_ssthresh`,
 /// `delayed_ack`, `delack_count`, `delack_timeout`, `rtt_estimator` (`ns2` | `rfc6298`),
 /// `clock_granularity`, `min_rto`, `max_rto`, `initial_rto`, `timestamps`,
-/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`, `headers`, `integer_ssthresh`,
+/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`, `headers`, `integer_ssthresh`, `exit_ack_grows`,
 /// `rto_backoff_reset` (`rtt_sample` | `new_ack`).
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     // An invalid choice is reported and the rest still read (with the default in its
@@ -256,6 +261,9 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     }
     if let Some(v) = o.boolean("integer_ssthresh", errs) {
         c.integer_ssthresh = v;
+    }
+    if let Some(v) = o.boolean("exit_ack_grows", errs) {
+        c.exit_ack_grows = v;
     }
     if o.has("rto_backoff_reset") {
         c.backoff_reset_on_ack = o.choice("rto_backoff_reset", &["rtt_sample", "new_ack"], None, errs) == Some("new_ack");
@@ -394,6 +402,7 @@ impl TcpConfig {
             "handshake": self.handshake,
             "headers": self.data_headers,
             "integer_ssthresh": self.integer_ssthresh,
+            "exit_ack_grows": self.exit_ack_grows,
             "rto_backoff_reset": if self.backoff_reset_on_ack { "new_ack" } else { "rtt_sample" },
             "cc": self.cc.kind(),
             "cc_params": self.cc.params(),

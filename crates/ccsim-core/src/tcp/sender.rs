@@ -321,6 +321,11 @@ impl TcpSender {
                 self.in_recovery = false;
                 self.dupwnd = 0.0;
                 self.cc.on_recovery_end(ctx.now);
+                if self.cfg.exit_ack_grows && !self.cfg.prr {
+                    info.acked_bytes = acked;
+                    info.acked_segs = if self.cfg.abc { acked as f64 / self.mss() as f64 } else { 1.0 };
+                    self.cc.on_ack(info);
+                }
             } else {
                 match self.cfg.recovery {
                     Recovery::Reno | Recovery::Tahoe => {
