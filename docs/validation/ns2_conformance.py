@@ -31,7 +31,23 @@ TOL = 1.5e-5  # ns-2 prints 5 decimals
 #: ns-2.35's defaults: data packets without headers, a 100 ms tick, minrto 1 s, an initial
 #: RTO of 6 s, no limited transmit.
 SIMPLE = {"profile": "ns2", "headers": False, "clock_granularity": "100ms", "min_rto": "1s", "initial_rto": "6s",
-          "handshake": True, "initial_window": 2}
+          "rto_clamp": "after_backoff", "handshake": True, "initial_window": 2}
+
+
+def ns2_uniforms(n: int) -> list[float]:
+    """The first `n` numbers of ns-2's default RNG (`$defaultRNG seed 1`: MRG32k3a, every
+    seed component 1; `RNG::U01`). TCP agents draw `boot_time_ = Random::uniform(tcpTick_)`
+    when reset; the k-th agent is given the k-th number (an assumption: none of the tests
+    here depends on the tick phase)."""
+    m1, m2 = 4294967087, 4294944443
+    s, out = [1] * 6, []
+    for _ in range(n):
+        p1 = (1403580 * s[1] - 810728 * s[0]) % m1
+        s[0], s[1], s[2] = s[1], s[2], p1
+        p2 = (527612 * s[5] - 1370589 * s[3]) % m2
+        s[3], s[4], s[5] = s[4], s[5], p2
+        out.append(((p1 - p2) if p1 > p2 else (p1 - p2 + m1)) * 2.328306549295727688e-10)
+    return out
 
 #: net0: s1, s2 -- 8 Mb/s 5 ms -- r1 -- 800 kb/s 100 ms, 6 packets -- k1; net1: 10 Mb/s
 #: feeders, a 1.5 Mb/s bottleneck with 23 packets.
@@ -46,6 +62,7 @@ class Case:
     flows: list[dict]
     stop: float
     limit: int | None = None  # bottleneck queue limit (both directions)
+    reverse_limit: int | None = None  # k1 -> r1, when it differs
     delays: dict = field(default_factory=dict)  # access link -> delay
     note: str = ""
     #: A documented, intended difference: the first divergence is expected (and explained).
@@ -54,7 +71,7 @@ class Case:
 
 def tcp(src: str, fid: int, window: int, start: float, recovery: str = "tahoe", packets: int | None = None, **kw) -> dict:
     f = {"name": f"f{fid}", "kind": "tcp", "src": src, "dst": "k1", "start": f"{start}s", "window": window,
-         "recovery": recovery, **SIMPLE, **kw}
+         "recovery": recovery, **SIMPLE, "boot_time": f"{ns2_uniforms(fid + 1)[fid] * 0.1!r}s", **kw}
     if packets:
         f["bytes"] = packets * 1000
     return f
@@ -66,7 +83,11 @@ CASES = [
     Case("simple", "tahoe3", "net0", [tcp("s1", 0, 100, 1.0), tcp("s2", 1, 16, 0.5)], 8.0, limit=8,
          note="Tahoe, two drops from a window of 5"),
     Case("simple", "tahoe4", "net0", [tcp("s1", 0, 30, 0.0), tcp("s2", 1, 30, 0.0)], 25.0, limit=11,
-         delays={"s2": "200ms"}, note="Tahoe, two flows with different RTTs"),
+         delays={"s2": "200ms"}, note="Tahoe, two flows with different RTTs",
+         known="at 2.76696 s a packet reaches the full bottleneck queue at the very nanosecond another leaves it: "
+               "ccsim serves the departure first (a fixed rule its event-free links rely on), ns-2 takes the two events "
+               "in the order they were scheduled (here the arrival, scheduled 200 ms earlier), so it drops one packet "
+               "sooner"),
     Case("simple", "no_bug", "net1", [tcp("s1", 0, 50, 1.0), tcp("s2", 1, 50, 1.75, packets=99)], 6.0,
          delays={"s1": "3ms"}, note="Tahoe, bugFix_ true"),
     Case("simple", "reno1", "net0", [tcp("s1", 0, 14, 1.0, "reno")], 5.0, note="Reno, one drop, fast recovery"),
@@ -76,11 +97,19 @@ CASES = [
          note="Reno, two drops from a window of 5"),
     Case("simple", "reno5_nobug", "net0", [tcp("s1", 0, 50, 1.0, "reno"), tcp("s2", 1, 20, 1.1, "reno")], 10.0, limit=9,
          note="Reno, bugFix_ true"),
+    Case("simple", "bug", "net1", [tcp("s1", 0, 50, 1.0, bug_fix=False), tcp("s2", 1, 50, 1.75, packets=100, bug_fix=False)],
+         6.0, delays={"s1": "3ms"}, note="Tahoe, bugFix_ false: several fast retransmits per window"),
+    Case("simple", "reno", "net0", [tcp("s1", 0, 28, 1.0, "reno", max_cwnd=14)], 5.0, note="Reno limited by maxcwnd_"),
+    Case("simple", "renoA", "net0", [tcp("s1", 0, 28, 1.0, "reno"), tcp("s1", 1, 4, 1.2, "reno", packets=6),
+                                     tcp("s1", 2, 4, 1.2, "reno", packets=6)], 5.0, limit=8, reverse_limit=6,
+         note="Reno, three flows from one host"),
+    Case("simple", "reno5", "net0", [tcp("s1", 0, 50, 1.0, "reno", bug_fix=False), tcp("s2", 1, 20, 1.1, "reno", bug_fix=False)],
+         10.0, limit=9, note="Reno, bugFix_ false"),
 ]
 
 
 #: Tests that match ns-2.35 point for point (CI keeps them so).
-MATCHING = {"tahoe1", "tahoe2", "tahoe3", "no_bug", "reno1", "reno2", "reno3"}
+MATCHING = {"tahoe1", "tahoe2", "tahoe3", "no_bug", "reno1", "reno2", "reno3", "reno5_nobug", "bug", "reno", "renoA"}
 
 
 def scenario(c: Case) -> dict:
@@ -90,7 +119,9 @@ def scenario(c: Case) -> dict:
     limit = (c.limit or b_limit) - 1
     links = [{"a": s, "b": "r1", "rate": acc_rate, "delay": c.delays.get(s, acc_delay), "queue": {"kind": "droptail", "limit": 49}}
              for s in ("s1", "s2")]
-    links.append({"a": "r1", "b": "k1", "rate": b_rate, "delay": b_delay, "queue": {"kind": "droptail", "limit": limit}})
+    rlimit = (c.reverse_limit or c.limit or b_limit) - 1
+    links.append({"a": "r1", "b": "k1", "rate": b_rate, "delay": b_delay, "queue": {"kind": "droptail", "limit": limit},
+                  "reverse_queue": {"kind": "droptail", "limit": rlimit}})
     return {"name": f"ns2-{c.suite}-{c.name}", "simulation": {"duration": f"{c.stop}s", "seed": 1},
             "nodes": ["s1", "s2", "r1", "k1"], "links": links, "flows": c.flows,
             "traces": [{"kind": "packets", "link": f"r1->{n}"} for n in ("k1", "s1", "s2")]}
@@ -202,8 +233,17 @@ difference, which the last column describes.
 
 Settings taken from the suite (its "global defaults" block): data packets without
 headers (`useHeaders_ false`: 1000-byte segments, 40-byte ACKs and SYN), `tcpTick_` 0.1 s,
-`minrto_` 1 s, `rtxcur_init_` 6 s, `singledup_` 0, and ns-2.35's `syn_` / `delay_growth_`
-(a 40-byte SYN, packet 0, with a window of one; two segments when its ACK arrives).
+`minrto_` 1 s, `rtxcur_init_` 6 s, `rfc2988_ false` (`rto_clamp = "after_backoff"`),
+`singledup_` 0, and ns-2.35's `syn_` / `delay_growth_` (a 40-byte SYN, packet 0, with a
+window of one; two segments when its ACK arrives). ns-2's DropTail `queue-limit N` holds
+N − 1 waiting packets: ccsim's `limit` is N − 1. Each agent's `boot_time_` comes from
+ns-2's default RNG (MRG32k3a, seed 1), the k-th agent taking the k-th number.
+
+What made the difference, found by this suite: ns-2 keeps `ssthresh_` in an int
+(`integer_ssthresh`); the ACK that ends fast recovery grows cwnd (`exit_ack_grows`);
+`rfc2988_ false` applies the minimum RTO after the back-off (`rto_clamp`); ns-2 measures
+an RTT as the tick boundaries crossed since the send (`boot_time`); `bugFix_` and
+`maxcwnd_` (`bug_fix`, `max_cwnd`).
 """
 
 

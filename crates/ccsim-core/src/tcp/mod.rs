@@ -51,6 +51,16 @@ pub struct TcpConfig {
     /// The ACK that ends fast recovery also grows the window, as any new ACK (ns-2 Reno
     /// and NewReno: `recv_newack_helper` → `opencwnd`); false: recovery ends at ssthresh.
     pub exit_ack_grows: bool,
+    /// ns-2 estimator without timestamps: the phase of the tick clock (`boot_time_`); None
+    /// draws it uniformly in `[0, tick)` from the flow's stream, as ns-2 does.
+    pub boot_time: Option<Time>,
+    /// ns-2 `rfc2988_ false`: the minimum RTO applies after the back-off.
+    pub rto_clamp_after_backoff: bool,
+    /// ns-2 `bugFix_` (true) / RFC 6582: no fast retransmit for duplicate ACKs that do not
+    /// cover the data sent before the last loss episode; false: every third dupack.
+    pub bug_fix: bool,
+    /// ns-2 `maxcwnd_`: cwnd never grows beyond this many segments (0: no cap).
+    pub max_cwnd: f64,
     pub initial_window: f64,
     pub initial_ssthresh: f64,
     pub delayed_ack: bool,
@@ -115,6 +125,10 @@ impl TcpConfig {
             data_headers: true,
             integer_ssthresh: true,
             exit_ack_grows: true,
+            boot_time: None,
+            rto_clamp_after_backoff: false,
+            bug_fix: true,
+            max_cwnd: 0.0,
             initial_window: 2.0,
             initial_ssthresh: 1e9,
             delayed_ack: false,
@@ -150,6 +164,10 @@ impl TcpConfig {
             data_headers: true,
             integer_ssthresh: false,
             exit_ack_grows: false,
+            boot_time: None,
+            rto_clamp_after_backoff: false,
+            bug_fix: true,
+            max_cwnd: 0.0,
             initial_window: 10.0,
             initial_ssthresh: 1e9,
             delayed_ack: true,
@@ -179,7 +197,7 @@ impl TcpConfig {
 /// overrides: `mss`, `window` (segments), `initial_window`, `initial_ssthresh`,
 /// `delayed_ack`, `delack_count`, `delack_timeout`, `rtt_estimator` (`ns2` | `rfc6298`),
 /// `clock_granularity`, `min_rto`, `max_rto`, `initial_rto`, `timestamps`,
-/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`, `headers`, `integer_ssthresh`, `exit_ack_grows`,
+/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`, `headers`, `integer_ssthresh`, `exit_ack_grows`, `boot_time`, `rto_clamp`, `bug_fix`, `max_cwnd`,
 /// `rto_backoff_reset` (`rtt_sample` | `new_ack`).
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     // An invalid choice is reported and the rest still read (with the default in its
@@ -264,6 +282,18 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     }
     if let Some(v) = o.boolean("exit_ack_grows", errs) {
         c.exit_ack_grows = v;
+    }
+    if let Some(v) = o.time("boot_time", errs) {
+        c.boot_time = Some(v);
+    }
+    if let Some(v) = o.boolean("bug_fix", errs) {
+        c.bug_fix = v;
+    }
+    if let Some(v) = o.float("max_cwnd", 0.0, 1e9, errs) {
+        c.max_cwnd = v;
+    }
+    if o.has("rto_clamp") {
+        c.rto_clamp_after_backoff = o.choice("rto_clamp", &["before_backoff", "after_backoff"], None, errs) == Some("after_backoff");
     }
     if o.has("rto_backoff_reset") {
         c.backoff_reset_on_ack = o.choice("rto_backoff_reset", &["rtt_sample", "new_ack"], None, errs) == Some("new_ack");
@@ -403,6 +433,10 @@ impl TcpConfig {
             "headers": self.data_headers,
             "integer_ssthresh": self.integer_ssthresh,
             "exit_ack_grows": self.exit_ack_grows,
+            "boot_time": self.boot_time.map(s),
+            "bug_fix": self.bug_fix,
+            "max_cwnd": self.max_cwnd,
+            "rto_clamp": if self.rto_clamp_after_backoff { "after_backoff" } else { "before_backoff" },
             "rto_backoff_reset": if self.backoff_reset_on_ack { "new_ack" } else { "rtt_sample" },
             "cc": self.cc.kind(),
             "cc_params": self.cc.params(),

@@ -114,7 +114,7 @@ impl TcpSender {
         // `highest_ack_ > recover_`). Duplicate ACKs for exactly `recover` are what a
         // go-back-N after a timeout provokes when it resends data the receiver already
         // holds (RFC 6582, section 4). `recover` is 0 until the first loss episode.
-        if self.snd_una < self.recover || (self.snd_una == self.recover && self.recover > 0) {
+        if self.cfg.bug_fix && (self.snd_una < self.recover || (self.snd_una == self.recover && self.recover > 0)) {
             return;
         }
         self.stats.episode_start(ctx.now);

@@ -3,10 +3,14 @@
 //! Two estimators, chosen by profile:
 //! - [`RttMode::Rfc6298`]: `SRTT`, `RTTVAR` in nanoseconds, α = 1/8, β = 1/4,
 //!   `RTO = SRTT + max(G, 4·RTTVAR)`, clamped to `[min_rto, max_rto]`.
-//! - [`RttMode::Ns2`]: ns-2's fixed-point estimator in clock ticks (`tcpTick_`):
-//!   samples rounded to whole ticks (at least 1), `srtt8 += m − srtt8/8`,
-//!   `rttvar4 += |m − srtt| − rttvar4/4`, `RTO = (srtt + 4·rttvar)·tick`; the timeout used is
-//!   `max(RTO, minrto)·backoff`, capped at `maxrto`, never below two ticks.
+//! - [`RttMode::Ns2`]: ns-2's fixed-point estimator in clock ticks (`tcpTick_`): a sample
+//!   is the number of tick boundaries of a clock started at `boot` (ns-2's `boot_time_`)
+//!   between the send and the ACK (`rtt_update`), or with timestamps the RTT rounded to
+//!   whole ticks, at least 1; `srtt8 += m − srtt8/8`, `rttvar4 += |m − srtt| − rttvar4/4`,
+//!   `RTO = (srtt + 4·rttvar)·tick`; the timeout used is `max(RTO, minrto)·backoff`
+//!   (ns-2 `rfc2988_ true`) or `max(RTO·backoff, minrto)` (`false`), capped at `maxrto`,
+//!   never below two ticks; past a back-off of 8 the srtt is folded into the rttvar and
+//!   restarted by the next sample (`rtt_backoff`).
 //!
 //! Back-off doubles the timeout on each expiry (capped) and is reset by a valid sample.
 
@@ -21,6 +25,12 @@ pub enum RttMode {
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
     mode: RttMode,
+    /// ns-2 mode: phase of the tick clock (`boot_time_`), and whether samples count tick
+    /// boundaries (no timestamps) rather than round the measured RTT.
+    boot: Time,
+    tick_clock: bool,
+    /// ns-2 `rfc2988_ false`: the minimum applies after the back-off.
+    clamp_after_backoff: bool,
     min_rto: Time,
     max_rto: Time,
     /// RTO before the first sample.
@@ -54,6 +64,9 @@ impl RttEstimator {
     pub fn new(mode: RttMode, min_rto: Time, max_rto: Time, initial_rto: Time) -> Self {
         RttEstimator {
             mode,
+            boot: 0,
+            tick_clock: false,
+            clamp_after_backoff: false,
             min_rto,
             max_rto,
             initial_rto,
@@ -69,8 +82,31 @@ impl RttEstimator {
         }
     }
 
+    /// ns-2's measurement without timestamps: whole ticks of a clock whose ticks fall at
+    /// `boot + k·tick`, counted between the send and `now`.
+    pub fn with_tick_clock(mut self, boot: Time) -> Self {
+        self.tick_clock = true;
+        self.boot = boot;
+        self
+    }
+
+    /// ns-2 `rfc2988_ false`: `max(RTO·backoff, minrto)` instead of `max(RTO, minrto)·backoff`.
+    pub fn with_clamp_after_backoff(mut self, yes: bool) -> Self {
+        self.clamp_after_backoff = yes;
+        self
+    }
+
+    /// Feeds one RTT sample measured at `now` (Karn's rule is the caller's).
+    pub fn sample_at(&mut self, now: Time, rtt: Time) {
+        self.sample_ticks(rtt, self.tick_clock.then(|| now.saturating_sub(rtt)));
+    }
+
     /// Feeds one RTT sample (Karn's rule is the caller's: never from a retransmission).
     pub fn sample(&mut self, rtt: Time) {
+        self.sample_ticks(rtt, None)
+    }
+
+    fn sample_ticks(&mut self, rtt: Time, sent: Option<Time>) {
         self.samples += 1;
         if self.min_rtt == 0 || rtt < self.min_rtt {
             self.min_rtt = rtt.max(1);
@@ -94,7 +130,11 @@ impl RttEstimator {
                 self.rto = self.srtt + granularity.max(4 * self.rttvar);
             }
             RttMode::Ns2 { tick } => {
-                let m = ((rtt + tick / 2) / tick).max(1) as i64;
+                let m = match sent {
+                    // int((tao + fmod(sendtime + boot_time_, tick)) / tick)
+                    Some(s) => ((rtt + (s + self.boot) % tick) / tick).max(1) as i64,
+                    None => ((rtt + tick / 2) / tick).max(1) as i64,
+                };
                 if self.t_srtt != 0 {
                     let mut delta = m - (self.t_srtt >> 3);
                     self.t_srtt += delta;
@@ -125,8 +165,14 @@ impl RttEstimator {
 
     /// The timeout to arm now (base RTO clamped, times back-off, capped).
     pub fn timeout(&self) -> Time {
-        let base = if self.samples == 0 { self.initial_rto } else { self.rto.max(self.min_rto) };
-        let mut t = base.saturating_mul(self.backoff as Time).min(self.max_rto);
+        let mut t = if self.samples == 0 {
+            self.initial_rto.saturating_mul(self.backoff as Time)
+        } else if self.clamp_after_backoff {
+            self.rto.saturating_mul(self.backoff as Time).max(self.min_rto)
+        } else {
+            self.rto.max(self.min_rto).saturating_mul(self.backoff as Time)
+        }
+        .min(self.max_rto);
         if let RttMode::Ns2 { tick } = self.mode {
             t = t.max(2 * tick);
         }
@@ -142,6 +188,11 @@ impl RttEstimator {
     pub fn back_off(&mut self) {
         if self.timeout() < self.max_rto && self.backoff < MAX_BACKOFF {
             self.backoff *= 2;
+        }
+        if matches!(self.mode, RttMode::Ns2 { .. }) && self.backoff > 8 && self.t_srtt != 0 {
+            // ns-2 rtt_backoff: fold the srtt into the rttvar; the next sample restarts it.
+            self.t_rttvar += self.t_srtt >> 3;
+            self.t_srtt = 0;
         }
     }
 

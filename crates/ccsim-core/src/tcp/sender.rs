@@ -27,7 +27,7 @@
 //! here is the same for every controller.
 
 use super::prr::Prr;
-use super::rtt::RttEstimator;
+use super::rtt::{RttEstimator, RttMode};
 use super::sack::Scoreboard;
 use super::{Recovery, TcpConfig};
 use crate::agent::{Agent, Ctx};
@@ -87,7 +87,14 @@ impl TcpSender {
     /// A sender for `bytes` bytes (None: an infinite transfer).
     pub fn new(cfg: Arc<TcpConfig>, rng: SimRng, bytes: Option<u64>) -> Self {
         let cc = cfg.cc.build(CcInit { initial_cwnd: cfg.initial_window, initial_ssthresh: cfg.initial_ssthresh });
-        let rtt = RttEstimator::new(cfg.rtt_mode, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
+        let mut rng = rng;
+        let mut rtt = RttEstimator::new(cfg.rtt_mode, cfg.min_rto, cfg.max_rto, cfg.initial_rto)
+            .with_clamp_after_backoff(cfg.rto_clamp_after_backoff);
+        if let (RttMode::Ns2 { tick }, false) = (cfg.rtt_mode, cfg.timestamps) {
+            // ns-2's TcpAgent::reset: boot_time_ = Random::uniform(tcp_tick_).
+            let boot = cfg.boot_time.unwrap_or_else(|| rng.gen_range(0..tick));
+            rtt = rtt.with_tick_clock(boot);
+        }
         let app_limit = bytes.unwrap_or(u64::MAX);
         let established = !cfg.handshake;
         TcpSender {
@@ -122,6 +129,14 @@ impl TcpSender {
             done_at: None,
             started_at: 0,
             stats: Default::default(),
+        }
+    }
+
+    /// Window growth on an ACK of new data, capped at `max_cwnd` (ns-2 `maxcwnd_`).
+    fn grow(&mut self, info: &AckInfo) {
+        self.cc.on_ack(info);
+        if self.cfg.max_cwnd > 0.0 && self.cc.cwnd().floor() > self.cfg.max_cwnd {
+            self.cc.set_cwnd(self.cfg.max_cwnd);
         }
     }
 
@@ -324,7 +339,7 @@ impl TcpSender {
                 if self.cfg.exit_ack_grows && !self.cfg.prr {
                     info.acked_bytes = acked;
                     info.acked_segs = if self.cfg.abc { acked as f64 / self.mss() as f64 } else { 1.0 };
-                    self.cc.on_ack(info);
+                    self.grow(info);
                 }
             } else {
                 match self.cfg.recovery {
@@ -372,7 +387,7 @@ impl TcpSender {
             self.reno_sacked = 0;
             info.acked_bytes = acked;
             info.acked_segs = if self.cfg.abc { acked as f64 / self.mss() as f64 } else { 1.0 };
-            self.cc.on_ack(info);
+            self.grow(info);
         }
         if self.snd_una >= self.snd_max {
             self.cancel_rto();
@@ -410,7 +425,7 @@ impl TcpSender {
         }
         self.established = true;
         if let Some(t) = self.syn_sent_at.take() {
-            self.rtt.sample(ctx.now - t);
+            self.rtt.sample_at(ctx.now, ctx.now - t);
         }
         if p.wnd > 0 {
             self.rwnd = p.wnd as u64;
@@ -499,7 +514,7 @@ impl Agent for TcpSender {
             }
         }
         if let Some(r) = rtt_sample {
-            self.rtt.sample(r);
+            self.rtt.sample_at(ctx.now, r);
         } else if new && self.cfg.backoff_reset_on_ack {
             // ns-3: every ACK of new data re-arms the timer with the estimator's RTO.
             self.rtt.clear_backoff();
