@@ -30,7 +30,7 @@ access_delay = "1ms"
 bottleneck_rate = "10Mbps"
 bottleneck_delay = "20ms"
 queue = {{ kind = "droptail", limit = 12 }}
-loss = {{ kind = "bernoulli", p = 0.01 }}
+loss = {{ kind = "bernoulli", p = 0.02 }}
 [[flows]]
 name = "ns2"
 kind = "tcp"

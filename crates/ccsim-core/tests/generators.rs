@@ -32,24 +32,24 @@ src = "a"
 dst = "b"
 arrivals = { kind = "times", times = [0] }
 size = { kind = "fixed", value = 6000 }
-transport = { kind = "tcp" }
+transport = { kind = "tcp", handshake = false }
 [[generators]]
 name = "fourteen"
 src = "a"
 dst = "b"
 arrivals = { kind = "times", times = [1] }
 size = { kind = "fixed", value = 14000 }
-transport = { kind = "tcp" }
+transport = { kind = "tcp", handshake = false }
 [[generators]]
 name = "thirteen-and-a-half"
 src = "a"
 dst = "b"
 arrivals = { kind = "times", times = [2] }
 size = { kind = "fixed", value = 13500 }
-transport = { kind = "tcp" }
+transport = { kind = "tcp", handshake = false }
 "#;
 
-/// By hand (times in ms; a segment leaves 1.04 ms after it starts and arrives 10 ms
+/// Without the handshake (one-way TCP as ns-2 with `syn_ false`). By hand (times in ms; a segment leaves 1.04 ms after it starts and arrives 10 ms
 /// later; its ACK is back 10.04 ms after that and releases two segments):
 /// - 6 segments: 1, 2 sent at 0 arrive 11.04, 12.08; ACK 1 (back 21.08) sends 3, 4
 ///   (leave 22.12, 23.16), ACK 2 (22.12) sends 5, 6 (24.20, 25.24): 6 arrives at 35.24.

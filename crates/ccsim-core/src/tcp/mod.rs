@@ -2,9 +2,10 @@
 //!
 //! A `tcp` flow is a bulk (FTP-like) transfer, infinite or of `bytes` bytes, from `src` to
 //! `dst`. `profile` picks defaults (`ns2` or `linux`), every field can be overridden, `cc`
-//! picks the congestion controller, `recovery` the loss-recovery variant. By default there
-//! is no connection handshake: data starts at the flow's start time (as ns-2's one-way
-//! TCP); `handshake = true` opens with SYN / SYN-ACK first (as ns-3 and real stacks).
+//! picks the congestion controller, `recovery` the loss-recovery variant. Both profiles
+//! open with a 40-byte SYN and wait for its ACK before sending data (ns-2.35's `syn_` and
+//! `delay_growth_`, real stacks); `handshake = false` starts data at the start time (ns-2
+//! with `syn_ false`).
 
 pub mod prr;
 pub mod receiver;
@@ -113,7 +114,7 @@ impl TcpConfig {
         40 + ts + sack
     }
 
-    /// ns-2.35 defaults: 1000-byte segments, 40-byte headers and ACKs, `window_ 20`,
+    /// ns-2.35 defaults: a SYN exchange first (`syn_`, `delay_growth_`), 1000-byte segments, 40-byte headers and ACKs, `window_ 20`,
     /// `windowInit_ 2`, tick-based RTO (`tcpTick_ 10ms`, `minrto_ 200ms`, `maxrto_ 60s`,
     /// initial 3 s), no delayed ACK (a DelAck sink uses 100 ms), no timestamps option,
     /// one ACK credit per ACK, NewReno recovery.
@@ -146,7 +147,7 @@ impl TcpConfig {
             bytes: None,
             overhead: 0,
             prr: false,
-            handshake: false,
+            handshake: true,
             backoff_reset_on_ack: false,
             cc: Arc::new(crate::cc::reno::RenoConfig),
         }
