@@ -182,3 +182,24 @@ def test_packets_trace_agrees_with_counters_and_pcap(tmp_path):
     first = t[t["uid"] == t[t["kind"] == "data"]["uid"].iloc[0]]
     (t_dep,), (t_rcv,) = first[first["event"] == "-"]["time"], first[first["event"] == "r"]["time"]
     assert t_rcv - t_dep == pytest.approx(1040 * 8 / 10e6 + 0.020, abs=1e-9)
+
+
+def test_limited_transmit_sends_one_segment_on_each_early_duplicate_ack():
+    """ns-2's singledup_ (RFC 3042): the first two duplicate ACKs each release one new
+    segment; without it nothing leaves until the fast retransmit."""
+    def run(lt):
+        s = (ccsim.Scenario("lt", duration="3s").nodes("a", "r", "b")
+             .link("a", "r", "100Mbps", "1ms", loss={"kind": "drop_list", "packets": [30]})
+             .link("r", "b", "10Mbps", "24ms", queue={"kind": "droptail", "limit": 1000})
+             .flow("tcp", src="a", dst="b", name="t", window=1000, initial_ssthresh=8, limited_transmit=lt))
+        s.data["traces"] = [{"kind": "packets", "link": "a->r"}]
+        t = ccsim.run(s).series("packets:a->r")
+        data = t[(t["event"] == "+") & (t["kind"] == "data")]
+        high, before = -1, 0
+        for seq in data["seq"]:
+            if seq <= high:
+                return before  # data segments sent before the fast retransmit
+            high, before = seq, before + 1
+        raise AssertionError("no retransmission")
+
+    assert run(True) == run(False) + 2

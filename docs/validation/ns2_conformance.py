@@ -31,7 +31,7 @@ TOL = 1.5e-5  # ns-2 prints 5 decimals
 #: ns-2.35's defaults: data packets without headers, a 100 ms tick, minrto 1 s, an initial
 #: RTO of 6 s, no limited transmit.
 SIMPLE = {"profile": "ns2", "headers": False, "clock_granularity": "100ms", "min_rto": "1s", "initial_rto": "6s",
-          "rto_clamp": "after_backoff", "handshake": True, "initial_window": 2}
+          "rto_clamp": "after_backoff", "handshake": True, "initial_window": 2, "limited_transmit": False}
 
 
 def ns2_uniforms(n: int) -> list[float]:

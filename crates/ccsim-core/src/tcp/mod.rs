@@ -62,6 +62,9 @@ pub struct TcpConfig {
     pub bug_fix: bool,
     /// ns-2 `maxcwnd_`: cwnd never grows beyond this many segments (0: no cap).
     pub max_cwnd: f64,
+    /// Limited transmit (RFC 3042; ns-2 `singledup_`): one new segment on each of the first
+    /// `dupthresh − 1` duplicate ACKs.
+    pub limited_transmit: bool,
     pub initial_window: f64,
     pub initial_ssthresh: f64,
     pub delayed_ack: bool,
@@ -130,6 +133,7 @@ impl TcpConfig {
             rto_clamp_after_backoff: false,
             bug_fix: true,
             max_cwnd: 0.0,
+            limited_transmit: true,
             initial_window: 2.0,
             initial_ssthresh: 1e9,
             delayed_ack: false,
@@ -169,6 +173,7 @@ impl TcpConfig {
             rto_clamp_after_backoff: false,
             bug_fix: true,
             max_cwnd: 0.0,
+            limited_transmit: false,
             initial_window: 10.0,
             initial_ssthresh: 1e9,
             delayed_ack: true,
@@ -198,7 +203,7 @@ impl TcpConfig {
 /// overrides: `mss`, `window` (segments), `initial_window`, `initial_ssthresh`,
 /// `delayed_ack`, `delack_count`, `delack_timeout`, `rtt_estimator` (`ns2` | `rfc6298`),
 /// `clock_granularity`, `min_rto`, `max_rto`, `initial_rto`, `timestamps`,
-/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`, `headers`, `integer_ssthresh`, `exit_ack_grows`, `boot_time`, `rto_clamp`, `bug_fix`, `max_cwnd`,
+/// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`, `headers`, `integer_ssthresh`, `exit_ack_grows`, `boot_time`, `rto_clamp`, `bug_fix`, `max_cwnd`, `limited_transmit`,
 /// `rto_backoff_reset` (`rtt_sample` | `new_ack`).
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     // An invalid choice is reported and the rest still read (with the default in its
@@ -292,6 +297,9 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     }
     if let Some(v) = o.float("max_cwnd", 0.0, 1e9, errs) {
         c.max_cwnd = v;
+    }
+    if let Some(v) = o.boolean("limited_transmit", errs) {
+        c.limited_transmit = v;
     }
     if o.has("rto_clamp") {
         c.rto_clamp_after_backoff = o.choice("rto_clamp", &["before_backoff", "after_backoff"], None, errs) == Some("after_backoff");
@@ -437,6 +445,7 @@ impl TcpConfig {
             "boot_time": self.boot_time.map(s),
             "bug_fix": self.bug_fix,
             "max_cwnd": self.max_cwnd,
+            "limited_transmit": self.limited_transmit,
             "rto_clamp": if self.rto_clamp_after_backoff { "after_backoff" } else { "before_backoff" },
             "rto_backoff_reset": if self.backoff_reset_on_ack { "new_ack" } else { "rtt_sample" },
             "cc": self.cc.kind(),

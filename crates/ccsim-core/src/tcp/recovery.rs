@@ -68,6 +68,19 @@ impl TcpSender {
         }
     }
 
+    /// Limited transmit (RFC 3042; ns-2 `singledup_`, `TcpAgent::send_one`): on the first
+    /// duplicate ACKs, one new segment if the receiver's window allows and no more than
+    /// `cwnd + dupacks` segments would be outstanding.
+    fn send_one(&mut self, ctx: &mut Ctx) {
+        let mss = self.mss();
+        let outstanding = (self.snd_nxt - self.snd_una).div_ceil(mss);
+        let room = self.cc.cwnd() + self.dupacks as f64;
+        if self.snd_nxt < self.app_limit && self.snd_nxt + mss <= self.snd_una + self.rwnd && (outstanding + 1) as f64 <= room {
+            let len = mss.min(self.app_limit - self.snd_nxt);
+            self.send_next(ctx, len);
+        }
+    }
+
     pub(super) fn on_dupack(&mut self, ctx: &mut Ctx) {
         self.dupacks += 1;
         if self.cfg.prr && self.cfg.recovery != Recovery::Sack {
@@ -107,6 +120,9 @@ impl TcpSender {
         }
         let lost_una = self.cfg.recovery == Recovery::Sack && self.sb.lost_boundary(self.cfg.mss, self.cfg.dupthresh) > self.snd_una;
         if self.dupacks != self.cfg.dupthresh && !(lost_una && self.dupacks < self.cfg.dupthresh) {
+            if self.cfg.limited_transmit && self.dupacks < self.cfg.dupthresh {
+                self.send_one(ctx);
+            }
             return;
         }
         // ns-2 bugFix_ / RFC 6582: no new fast retransmit for losses of a window already
