@@ -194,22 +194,40 @@ impl DropLog {
 
 /// Packet events of one link direction, as ns-2 traces them: `+` arrival at the queue, `-`
 /// start of serialization, `r` arrival at the far node, `d` drop (queue or wire).
-#[derive(Default)]
 pub struct PacketLog {
+    /// Events not kept because the log was full.
+    pub dropped_events: u64,
+    cap: usize,
     time: Vec<Time>,
     event: Vec<u8>,
     reason: Vec<i8>,
     pkt: Vec<crate::packet::Packet>,
 }
 
+impl Default for PacketLog {
+    fn default() -> Self {
+        Self::with_cap(Self::MAX_EVENTS)
+    }
+}
+
 impl PacketLog {
+    pub fn with_cap(cap: usize) -> Self {
+        PacketLog { dropped_events: 0, cap, time: Vec::new(), event: Vec::new(), reason: Vec::new(), pkt: Vec::new() }
+    }
+
     pub const ENQUEUE: u8 = b'+';
     pub const DEQUEUE: u8 = b'-';
     pub const RECEIVE: u8 = b'r';
     pub const DROP: u8 = b'd';
+    /// At most this many events per log (about 130 bytes each: 650 MB).
+    pub const MAX_EVENTS: usize = 5_000_000;
 
     #[cold]
     pub fn push(&mut self, at: Time, event: u8, p: &crate::packet::Packet, reason: Option<DropReason>) {
+        if self.time.len() >= self.cap {
+            self.dropped_events += 1;
+            return;
+        }
         self.time.push(at);
         self.event.push(event);
         self.reason.push(reason.map_or(-1, |r| r as i8));
@@ -255,4 +273,20 @@ fn kind_name(k: Kind) -> &'static str {
 
 fn reason_name(r: i8) -> String {
     DropReason::ALL.iter().find(|d| **d as i8 == r).map_or(String::new(), |d| d.name().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_packet_log_counts_what_it_does_not_keep() {
+        let mut log = PacketLog::with_cap(3);
+        let p = crate::packet::Packet::default();
+        for t in 0..5 {
+            log.push(t, PacketLog::ENQUEUE, &p, None);
+        }
+        assert_eq!(log.dropped_events, 2);
+        assert_eq!(log.into_table().rows(), 3);
+    }
 }

@@ -256,6 +256,15 @@ impl Simulation {
                 series.push((format!("drops:{}", l.name), log.into_table()));
             }
             if let Some(log) = l.packet_log.take() {
+                if log.dropped_events > 0 {
+                    warnings.push(format!(
+                        "packets trace of {}: the first {} events kept, {} later ones not (a log holds at most {} events)",
+                        l.name,
+                        crate::net::PacketLog::MAX_EVENTS,
+                        log.dropped_events,
+                        crate::net::PacketLog::MAX_EVENTS
+                    ));
+                }
                 series.push((format!("packets:{}", l.name), log.into_table()));
             }
         }
