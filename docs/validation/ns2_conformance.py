@@ -109,7 +109,7 @@ CASES = [
 
 
 #: Tests that match ns-2.35 point for point (CI keeps them so).
-MATCHING = {"tahoe1", "tahoe2", "tahoe3", "no_bug", "reno1", "reno2", "reno3", "reno5_nobug", "bug", "reno", "renoA"}
+MATCHING = {"tahoe1", "tahoe2", "tahoe3", "no_bug", "reno1", "reno2", "reno3", "reno5_nobug", "bug", "reno", "renoA", "reno5"}
 
 
 def scenario(c: Case) -> dict:

@@ -332,7 +332,10 @@ impl TcpSender {
         }
         let mut restart_timer = true;
         if self.in_recovery {
-            if ack >= self.recover {
+            // Reno ends recovery on any new ACK, NewReno and SACK on a full one; ns-2's
+            // Reno and NewReno grow cwnd on that ACK as on any new ACK (`exit_ack_grows`).
+            let partial = ack < self.recover;
+            if !partial || matches!(self.cfg.recovery, Recovery::Reno | Recovery::Tahoe) {
                 self.in_recovery = false;
                 self.dupwnd = 0.0;
                 self.cc.on_recovery_end(ctx.now);
@@ -343,11 +346,7 @@ impl TcpSender {
                 }
             } else {
                 match self.cfg.recovery {
-                    Recovery::Reno | Recovery::Tahoe => {
-                        self.in_recovery = false;
-                        self.dupwnd = 0.0;
-                        self.cc.on_recovery_end(ctx.now);
-                    }
+                    Recovery::Reno | Recovery::Tahoe => {} // left recovery above
                     Recovery::NewReno if self.cfg.prr => {
                         // Partial ACK: what it delivers beyond the segments duplicate ACKs
                         // already counted (at least the retransmitted one), then the next hole.
