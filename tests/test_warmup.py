@@ -22,7 +22,7 @@ name = "warmup-check"
 [simulation]
 duration = "{DURATION}s"
 warmup = "{WARMUP}s"
-seed = 11
+seed = 13
 [dumbbell]
 senders = 2
 access_rate = "100Mbps"
@@ -30,7 +30,7 @@ access_delay = "1ms"
 bottleneck_rate = "10Mbps"
 bottleneck_delay = "20ms"
 queue = {{ kind = "droptail", limit = 12 }}
-loss = {{ kind = "bernoulli", p = 0.02 }}
+loss = {{ kind = "bernoulli", p = 0.03 }}
 [[flows]]
 name = "ns2"
 kind = "tcp"

@@ -51,7 +51,11 @@ def ns2_uniforms(n: int) -> list[float]:
 
 #: net0: s1, s2 -- 8 Mb/s 5 ms -- r1 -- 800 kb/s 100 ms, 6 packets -- k1; net1: 10 Mb/s
 #: feeders, a 1.5 Mb/s bottleneck with 23 packets.
-NETS = {"net0": ("8Mbps", "5ms", "800kbps", "100ms", 6), "net1": ("10Mbps", "5ms", "1.5Mbps", "100ms", 23)}
+NETS = {"net0": ("8Mbps", "5ms", "800kbps", "100ms", 6), "net1": ("10Mbps", "5ms", "1.5Mbps", "100ms", 23),
+        # test-suite-sack.tcl's net4; sack_finiteflow's 100 Mb/s r1 -- k1 link (the sender on r1).
+        "net4": ("10Mbps", "5ms", "1.5Mbps", "20ms", 25), "ff": ("10Mbps", "5ms", "100Mbps", "5ms", 4),
+        # test-suite-newreno.tcl's net4 and net4b (0 ms access links).
+        "nr4": ("8Mbps", "0ms", "800kbps", "100ms", 8), "nr4b": ("8Mbps", "0ms", "800kbps", "200ms", 8)}
 
 
 @dataclass
@@ -67,15 +71,28 @@ class Case:
     note: str = ""
     #: A documented, intended difference: the first divergence is expected (and explained).
     known: str = ""
+    #: ns-2's flow id of the first flow (the y value's integer part).
+    fid: int = 0
+    #: ns-2's `ErrorModel/List` in front of the bottleneck queue: indices (0-based, the
+    #: SYN first) of the packets of the first flow to drop when they reach r1.
+    drop_list: list[int] = field(default_factory=list)
+    #: The agents' `tcpTick_` (the suite's): boot_time_ is drawn in [0, tick).
+    tick: float = 0.1
 
 
 def tcp(src: str, fid: int, window: int, start: float, recovery: str = "tahoe", packets: int | None = None, **kw) -> dict:
     f = {"name": f"f{fid}", "kind": "tcp", "src": src, "dst": "k1", "start": f"{start}s", "window": window,
-         "recovery": recovery, **SIMPLE, "boot_time": f"{ns2_uniforms(fid + 1)[fid] * 0.1!r}s", **kw}
+         "recovery": recovery, **SIMPLE, **kw}
     if packets:
         f["bytes"] = packets * 1000
     return f
 
+
+#: The one documented difference: simultaneous events at a full queue.
+TIE = ("a packet reaches the full bottleneck queue at the very instant another leaves it: ccsim serves the departure "
+       "first (a fixed rule its event-free links rely on); ns-2 runs the two events in its scheduler's order (FIFO by "
+       "scheduling time, but times are doubles and its calendar queue re-inserts same-time events in reverse order when "
+       "it resizes), here the arrival first, so the arrival is dropped")
 
 CASES = [
     Case("simple", "tahoe1", "net0", [tcp("s1", 0, 50, 0.0)], 5.0, note="Tahoe, several drops from one window"),
@@ -84,10 +101,7 @@ CASES = [
          note="Tahoe, two drops from a window of 5"),
     Case("simple", "tahoe4", "net0", [tcp("s1", 0, 30, 0.0), tcp("s2", 1, 30, 0.0)], 25.0, limit=11,
          delays={"s2": "200ms"}, note="Tahoe, two flows with different RTTs",
-         known="at 2.76696 s a packet reaches the full bottleneck queue at the very nanosecond another leaves it: "
-               "ccsim serves the departure first (a fixed rule its event-free links rely on), ns-2 takes the two events "
-               "in the order they were scheduled (here the arrival, scheduled 200 ms earlier), so it drops one packet "
-               "sooner"),
+         known=TIE),
     Case("simple", "no_bug", "net1", [tcp("s1", 0, 50, 1.0), tcp("s2", 1, 50, 1.75, packets=99)], 6.0,
          delays={"s1": "3ms"}, note="Tahoe, bugFix_ true"),
     Case("simple", "reno1", "net0", [tcp("s1", 0, 14, 1.0, "reno")], 5.0, note="Reno, one drop, fast recovery"),
@@ -108,8 +122,97 @@ CASES = [
 ]
 
 
-#: Tests that match ns-2.35 point for point (CI keeps them so).
-MATCHING = {"tahoe1", "tahoe2", "tahoe3", "no_bug", "reno1", "reno2", "reno3", "reno5_nobug", "bug", "reno", "renoA", "reno5"}
+#: test-suite-sack.tcl sets only `minrto_ 1` on top of ns-2.35's defaults, which the ns2
+#: profile has (1040-byte segments, a 10 ms tick, an initial RTO of 3 s, rfc2988_, limited
+#: transmit, syn_); agents are Agent/TCP/Sack1 with TCPSink/Sack1 (40 + 8 bytes per block).
+SACK = {"profile": "ns2", "min_rto": "1s", "recovery": "sack1"}
+
+
+def sack1(src: str, fid: int, window: int, start: float, packets: int | None = None, **kw) -> dict:
+    f = {"name": f"f{fid}", "kind": "tcp", "src": src, "dst": "k1", "start": f"{start}s", "window": window, **SACK, **kw}
+    if packets:
+        f["bytes"] = packets * 1000
+    return f
+
+
+CASES += [
+    Case("sack", "sack1", "net0", [sack1("s1", 0, 14, 1.0)], 5.0, tick=0.01,
+         note="Sack1, one drop, recovery limited by the receiver's window"),
+    Case("sack", "sack1z", "net0", [sack1("s1", 0, 14, 0.0, max_burst=4)], 5.0, tick=0.01, note="Sack1, maxburst_ 4"),
+    Case("sack", "sack1a", "net0", [sack1("s1", 0, 20, 0.0)], 5.0, tick=0.01,
+         note="Sack1, three drops from one window: pipe_, partial ACKs"),
+    Case("sack", "sack1aa", "net0", [sack1("s1", 0, 20, 0.0, max_burst=4)], 5.0, tick=0.01,
+         note="Sack1, three drops, maxburst_ 4"),
+    Case("sack", "sack1b", "net0", [sack1("s1", 0, 26, 0.0)], 5.0, tick=0.01, note="Sack1, more holes than SACK blocks"),
+    Case("sack", "sack1c", "net0", [sack1("s1", 0, 27, 0.0)], 5.0, tick=0.01,
+         note="Sack1, the last packet before the fast retransmit dropped"),
+    Case("sack", "sack3", "net0", [sack1("s1", 0, 100, 1.0, bug_fix=False), sack1("s2", 1, 16, 0.5, bug_fix=False)], 4.0,
+         limit=8, tick=0.01, note="Sack1, two flows, bugFix_ false"),
+    Case("sack", "sack5", "net1", [sack1("s1", 0, 50, 1.0, bug_fix=False),
+                                   sack1("s2", 1, 50, 1.75, packets=100, bug_fix=False)], 6.0,
+         delays={"s1": "3ms"}, tick=0.01, note="Sack1, many drops from a large window, bugFix_ false"),
+    Case("sack", "sack5a", "net1", [sack1("s1", 0, 50, 1.0, bug_fix=False, max_burst=4),
+                                    sack1("s2", 1, 50, 1.75, packets=100, bug_fix=False, max_burst=4)], 6.0,
+         delays={"s1": "3ms"}, tick=0.01, note="Sack1, many drops, maxburst_ 4"),
+    Case("sack", "sackB2", "net0", [sack1("s1", 0, 50, 1.0, initial_window=1), sack1("s2", 1, 20, 1.0, initial_window=1)],
+         8.0, limit=9, reverse_limit=6, tick=0.01, note="Sack1, lost retransmissions end in timeouts", known=TIE),
+    Case("sack", "sack_dupacks", "net4", [sack1("s1", 0, 200, 0.1)], 3.0, tick=0.01,
+         note="Sack1, a slow-start overshoot, many drops"),
+    Case("sack", "sack_finiteflow", "ff", [sack1("r1", 0, 200, 0.01, packets=21)], 3.0, tick=0.01,
+         note="Sack1, the last packets of a 21-packet transfer: holes with one SACKed packet above", known=TIE),
+]
+
+#: test-suite-newreno.tcl: ns-2.35's defaults (1040-byte segments, a 10 ms tick, rfc2988_,
+#: limited transmit, syn_) and the suite's own block: precisionReduce_ false, rtxcur_init_ 6,
+#: minrto_ 1, and for Newreno newreno_changes1_ 0 ("slow but steady": every partial ACK
+#: re-arms the timer) and partial_window_deflation_ 0. One flow, fid 1, from s1 at 1 s; its
+#: drops come from an ErrorModel/List in front of the bottleneck queue.
+NEWRENO = {"profile": "ns2", "min_rto": "1s", "initial_rto": "6s", "precision_reduce": False}
+NR_SUITE = {"partial_window_deflation": False, "partial_ack_timer": "every"}
+RFC2582 = {"partial_window_deflation": True, "partial_ack_timer": "first"}  # the suite's `rfc2582` proc
+NR_B = {**RFC2582, "exit_recovery_fix": True}  # the *_B tests
+
+
+def nr(recovery: str = "newreno", window: int = 28, **kw) -> dict:
+    opts = NR_SUITE if recovery == "newreno" else {}
+    return {"name": "f1", "kind": "tcp", "src": "s1", "dst": "k1", "start": "1.0s", "window": window,
+            "recovery": recovery, **NEWRENO, **opts, **kw}
+
+
+L0, L1, L2 = [14, 26, 28], [14, 15, 16, 17, 18, 19, 20, 21, 25], [24, 25, 26, 28, 31, 35, 40, 45, 46, 47, 48]
+LR = list(range(15, 31)) + [37]
+
+
+def nrcase(name, flow, drops, note, net="nr4", stop=6.0, **kw) -> Case:
+    return Case("newreno", name, net, [flow], stop, fid=1, drop_list=drops, tick=0.01, note=note, **kw)
+
+
+CASES += [
+    nrcase("reno", nr("reno", bug_fix=False), L0, "Reno, three drops, bugFix_ false"),
+    nrcase("reno_noLT", nr("reno", bug_fix=False, limited_transmit=False), L0, "Reno, no limited transmit"),
+    nrcase("reno2_bugfix", nr("reno", bug_fix=True), L2, "Reno, eleven drops, bugFix_ true"),
+    nrcase("newreno", nr(bug_fix=False), L0, "NewReno, the suite's defaults: no deflation, timer on every partial ACK"),
+    nrcase("newreno_noLT", nr(bug_fix=False, limited_transmit=False), L0, "NewReno, no limited transmit"),
+    nrcase("newreno_B", nr(bug_fix=False, **NR_B), L0, "NewReno, deflation, impatient timer, exit_recovery_fix_"),
+    nrcase("newreno1", nr(bug_fix=False), L1, "NewReno, eight drops in a row, one hole per RTT"),
+    nrcase("newreno1_B0", nr(bug_fix=False, partial_window_deflation=True, exit_recovery_fix=True), L1,
+           "NewReno, deflation and exit_recovery_fix_, slow but steady"),
+    nrcase("newreno1_A", nr(bug_fix=False, partial_ack_timer="first"), L1,
+           "NewReno, impatient timer without deflation: a timeout, then go-back-N"),
+    nrcase("newreno2_B_bugfix", nr(**NR_B), L2, "NewReno (RFC 2582 and exit fix), eleven drops, bugFix_ true"),
+    nrcase("newreno2_B_bugfix_LC", nr(less_careful=True, **NR_B), L2, "as newreno2_B_bugfix, lessCareful_"),
+    nrcase("newreno6", nr(bug_fix=False), L0 + [33], "NewReno, a packet sent in fast recovery lost"),
+    nrcase("newreno_rto_dup", nr(), L2 + [51], "NewReno, timeouts and a lost retransmission, bugFix_ true"),
+    nrcase("newreno_rto_loss", nr(**RFC2582), LR, "NewReno (RFC 2582), a whole window lost"),
+    nrcase("impatient1", nr(window=16, **RFC2582), list(range(15, 28)), "NewReno, impatient, 200 ms", net="nr4b", stop=10.0),
+    nrcase("slow1", nr(window=16, partial_window_deflation=True), list(range(15, 28)),
+           "NewReno, slow but steady, 200 ms", net="nr4b", stop=10.0),
+    nrcase("slow4", nr(window=32, partial_window_deflation=True), list(range(30, 56)),
+           "NewReno, slow but steady, window 32, queue overflows later", net="nr4b", stop=20.0, known=TIE),
+]
+
+#: Every test matches ns-2.35 point for point but the documented differences (CI keeps it so).
+MATCHING = {(c.suite, c.name) for c in CASES if not c.known}
 
 
 def scenario(c: Case) -> dict:
@@ -122,9 +225,20 @@ def scenario(c: Case) -> dict:
     rlimit = (c.reverse_limit or c.limit or b_limit) - 1
     links.append({"a": "r1", "b": "k1", "rate": b_rate, "delay": b_delay, "queue": {"kind": "droptail", "limit": limit},
                   "reverse_queue": {"kind": "droptail", "limit": rlimit}})
+    if c.drop_list:
+        # ns-2's error module sits at the head of r1 -> k1, before its queue: a listed packet
+        # is dropped as it reaches r1. s1 -> r1 has no delay, so losing it at the end of its
+        # serialization there is the same event.
+        links[0]["loss"] = {"kind": "drop_list", "packets": c.drop_list, "direction": "forward"}
+    # ns-2 draws boot_time_ = U[0, tick) for every TCP agent when it is created and again when
+    # `$ns run` resets them: with n agents, agent k keeps draw n + k of the default RNG.
+    u = ns2_uniforms(2 * len(c.flows))
+    flows = [{"boot_time": f"{u[len(c.flows) + k] * c.tick!r}s", **f} for k, f in enumerate(c.flows)]
+    traced = ("k1", "s1", "s2") if not c.drop_list else ("k1",)
     return {"name": f"ns2-{c.suite}-{c.name}", "simulation": {"duration": f"{c.stop}s", "seed": 1},
-            "nodes": ["s1", "s2", "r1", "k1"], "links": links, "flows": c.flows,
-            "traces": [{"kind": "packets", "link": f"r1->{n}"} for n in ("k1", "s1", "s2")]}
+            "nodes": ["s1", "s2", "r1", "k1"], "links": links, "flows": flows,
+            "traces": [{"kind": "packets", "link": f"r1->{n}"} for n in traced]
+            + ([{"kind": "drops", "link": "s1->r1"}] if c.drop_list else [])}
 
 
 def ccsim_points(c: Case) -> dict[str, list[tuple[float, float]]]:
@@ -136,7 +250,8 @@ def ccsim_points(c: Case) -> dict[str, list[tuple[float, float]]]:
     pts: dict[str, list[tuple[float, float]]] = {"packets": [], "drops": []}
     import pandas as pd
 
-    ev = pd.concat([res.series(f"packets:r1->{n}") for n in ("k1", "s1", "s2")]).sort_values("time", kind="stable")
+    names = [n for n in res.series_names if n.startswith("packets:")]
+    ev = pd.concat([res.series(n) for n in names]).sort_values("time", kind="stable")
     for r in ev.itertuples():
         if r.kind == "control":
             seqno = 0
@@ -144,11 +259,14 @@ def ccsim_points(c: Case) -> dict[str, list[tuple[float, float]]]:
             seqno = r.seq // mss[r.flow] + 1
         else:
             seqno = r.ack // mss[r.flow]  # an ACK of data up to byte b acknowledges ns-2 packet b / mss
-        y = round(r.flow + (seqno % 90) * 0.01, 2)
+        y = round(c.fid + r.flow + (seqno % 90) * 0.01, 2)
         if r.event in "+-" and r.kind in ("data", "control"):
             pts["packets"].append((r.time, y))
         elif r.event == "d":
             pts["drops"].append((r.time, y))
+    if c.drop_list:
+        for r in res.series("drops:s1->r1").itertuples():
+            pts["drops"].append((r.time, round(c.fid + r.flow + ((r.seq // mss[r.flow] + 1) % 90) * 0.01, 2)))
     return pts
 
 
@@ -158,6 +276,12 @@ def reference(c: Case) -> dict[str, list[tuple[float, float]]]:
         for row in csv.DictReader(f):
             if row["series"] in pts:
                 pts[row["series"]].append((float(row["time"]), float(row["y"])))
+    if c.suite != "simple":
+        # bin/raw2xg prints the first min(4, n) drops, then all n (sorted as text); the
+        # decoder removed one line of the L it printed: keep the last n.
+        lines = len(pts["drops"]) + 1
+        n = lines // 2 if lines <= 8 else lines - 4
+        pts["drops"] = pts["drops"][len(pts["drops"]) - n:]
     return pts
 
 
@@ -231,19 +355,39 @@ difference, which the last column describes.
 |---|---|---|---|---|---|---|
 {rows}
 
-Settings taken from the suite (its "global defaults" block): data packets without
-headers (`useHeaders_ false`: 1000-byte segments, 40-byte ACKs and SYN), `tcpTick_` 0.1 s,
-`minrto_` 1 s, `rtxcur_init_` 6 s, `rfc2988_ false` (`rto_clamp = "after_backoff"`),
-`singledup_` 0, and ns-2.35's `syn_` / `delay_growth_` (a 40-byte SYN, packet 0, with a
-window of one; two segments when its ACK arrives). ns-2's DropTail `queue-limit N` holds
-N − 1 waiting packets: ccsim's `limit` is N − 1. Each agent's `boot_time_` comes from
-ns-2's default RNG (MRG32k3a, seed 1), the k-th agent taking the k-th number.
+Settings taken from each suite (its "global defaults" block) on top of ns-2.35's defaults,
+which the `ns2` profile has:
+
+- **simple**: data packets without headers (`useHeaders_ false`: 1000-byte segments,
+  40-byte ACKs and SYN), `tcpTick_` 0.1 s, `minrto_` 1 s, `rtxcur_init_` 6 s,
+  `rfc2988_ false` (`rto_clamp = "after_backoff"`), `singledup_` 0.
+- **sack**: `minrto_` 1 s; `Agent/TCP/Sack1` with `TCPSink/Sack1` (`recovery = "sack1"`;
+  ACKs of 40 + 8 bytes per SACK block, blocks chosen as ns-2's `Sacker`).
+- **newreno**: `precisionReduce_ false`, `rtxcur_init_` 6 s, `minrto_` 1 s, and for
+  `Newreno` `newreno_changes1_ 0` (`partial_ack_timer = "every"`) and
+  `partial_window_deflation_ 0`; the tests' own options as ccsim fields (`bug_fix`,
+  `limited_transmit`, `exit_recovery_fix`, `less_careful`). The drops come from an
+  `ErrorModel/List` in front of the bottleneck queue; ccsim loses the same packets at the
+  end of the 0 ms link into r1, the same instant.
+
+Common to all: ns-2.35's `syn_` / `delay_growth_` (a 40-byte SYN, packet 0, with a window
+of one; `windowInit_` segments when its ACK arrives); `ssthresh_` starts at `window_`;
+ns-2's DropTail `queue-limit N` holds N − 1 waiting packets, so ccsim's `limit` is N − 1.
+`boot_time_` comes from ns-2's default RNG (MRG32k3a, seed 1): every TCP agent draws one
+when created and one when the simulation starts, so with n agents agent k keeps draw n + k.
+The reference drops are de-duplicated as `bin/raw2xg` printed them (the first four twice).
 
 What made the difference, found by this suite: ns-2 keeps `ssthresh_` in an int
-(`integer_ssthresh`); the ACK that ends fast recovery grows cwnd (`exit_ack_grows`);
-`rfc2988_ false` applies the minimum RTO after the back-off (`rto_clamp`); ns-2 measures
-an RTT as the tick boundaries crossed since the send (`boot_time`); `bugFix_` and
-`maxcwnd_` (`bug_fix`, `max_cwnd`).
+(`integer_ssthresh`); Reno's and NewReno's recovery-ending ACK grows cwnd, a partial one
+for Reno too (`exit_ack_grows`); `rfc2988_ false` applies the minimum RTO after the
+back-off (`rto_clamp`); ns-2 measures an RTT as the tick boundaries crossed since the send
+(`boot_time`); `bugFix_` and `maxcwnd_` (`bug_fix`, `max_cwnd`); ns-2's halving leaves
+cwnd at W/2 below 2 segments (`halving = "ns2"`) and `precisionReduce_ false` halves the
+integer window (`precision_reduce`); NewReno's options (`partial_window_deflation`,
+`partial_ack_timer`, `exit_recovery_fix`, `less_careful`) and its two new segments per ACK
+in recovery (`recovery_max_burst`); Sack1's own recovery (`recovery = "sack1"`: a pipe
+counter, every hole below the highest SACK, the scoreboard cleared after a timeout) and
+sink (`sack_option_base = 0`, `sack_blocks = "ns2"`); `maxburst_` (`max_burst`).
 """
 
 

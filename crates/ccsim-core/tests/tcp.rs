@@ -147,6 +147,12 @@ fn multi_loss(recovery: &str) -> Results {
 
 fn multi_loss_with(recovery: &str, extra: &str) -> Results {
     // Segments 60, 62 and 64 of the flow are lost in one window (cwnd ≈ 30 in avoidance).
+    path_with_drops("[60, 62, 64]", recovery, &format!("window = 1000\ninitial_ssthresh = 30\n{extra}"))
+}
+
+/// a -- r -- b (100 Mb/s 1 ms, then 10 Mb/s 24 ms): the listed packets crossing a -> r are
+/// lost (the SYN is packet 0).
+fn path_with_drops(drops: &str, recovery: &str, extra: &str) -> Results {
     let toml = format!(
         r#"
 nodes = ["a", "r", "b"]
@@ -157,7 +163,7 @@ a = "a"
 b = "r"
 rate = "100Mbps"
 delay = "1ms"
-loss = {{ kind = "drop_list", packets = [60, 62, 64] }}
+loss = {{ kind = "drop_list", packets = {drops} }}
 [[links]]
 a = "r"
 b = "b"
@@ -170,8 +176,6 @@ kind = "tcp"
 src = "a"
 dst = "b"
 recovery = "{recovery}"
-window = 1000
-initial_ssthresh = 30
 {extra}
 "#
     );
@@ -427,4 +431,21 @@ fn rto_backoff_reset_on_new_ack_as_ns3() {
         .err()
         .expect("bad value accepted");
     assert!(bad.iter().any(|e| e.path == "flows[0].rto_backoff_reset" && e.message.contains("new_ack")), "{bad:?}");
+}
+
+/// ns-2's Sack1 retransmits every un-SACKed segment below the highest SACK, even one with a
+/// single SACKed segment above it, where RFC 6675's `IsLost` needs three (ns-2.35's
+/// `sack_finiteflow`: the last packets of a short transfer).
+#[test]
+fn sack1_repairs_holes_that_rfc6675_does_not_deem_lost() {
+    let one = |res: &Results, c: &str| col(res, c)[0];
+    let run = |recovery: &str| path_with_drops("[12, 14, 20]", recovery, "bytes = 21000\nwindow = 200");
+    let (sack1, rfc) = (run("sack1"), run("sack"));
+    // Segments 12, 14 and 20 (the SYN is packet 0): Sack1 resends all three on duplicate ACKs.
+    assert_eq!(one(&sack1, "timeouts"), 0.0);
+    assert_eq!(one(&sack1, "retransmitted_pkts"), 3.0);
+    assert!(one(&sack1, "completion_s") < 0.4, "{}", one(&sack1, "completion_s"));
+    // RFC 6675 without rescue retransmissions waits for the timer for segment 20.
+    assert!(one(&rfc, "timeouts") >= 1.0);
+    assert!(one(&rfc, "completion_s") > one(&sack1, "completion_s") + 0.2);
 }

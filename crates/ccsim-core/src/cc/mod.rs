@@ -55,6 +55,9 @@ pub struct LossInfo {
     pub mss: u32,
     pub min_rtt: Time,
     pub srtt: Time,
+    /// ns-2's `slowdown`: a halved cwnd is `W/2` (at least 1 segment), without RFC 5681's
+    /// floor of 2 (ssthresh keeps it). Controllers that halve honour it.
+    pub ns2_halving: bool,
 }
 
 pub trait CongestionControl: Send {

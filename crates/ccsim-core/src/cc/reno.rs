@@ -44,7 +44,7 @@ impl CongestionControl for Reno {
     }
     fn on_congestion(&mut self, info: &LossInfo) {
         self.ssthresh = halve(info.window);
-        self.cwnd = self.ssthresh;
+        self.cwnd = if info.ns2_halving { (info.window / 2.0).max(1.0) } else { self.ssthresh };
     }
     fn on_timeout(&mut self, info: &LossInfo) {
         self.ssthresh = halve(info.window);
@@ -110,5 +110,10 @@ mod tests {
         assert_eq!((r.cwnd(), r.ssthresh()), (10.0, 10.0));
         r.on_timeout(&LossInfo { window: 3.0, ..Default::default() });
         assert_eq!((r.cwnd(), r.ssthresh()), (1.0, 2.0));
+        // ns-2's slowdown keeps W/2 for cwnd below 2 segments; RFC 5681 floors it at 2.
+        r.on_congestion(&LossInfo { window: 3.0, ..Default::default() });
+        assert_eq!((r.cwnd(), r.ssthresh()), (2.0, 2.0));
+        r.on_congestion(&LossInfo { window: 3.0, ns2_halving: true, ..Default::default() });
+        assert_eq!((r.cwnd(), r.ssthresh()), (1.5, 2.0));
     }
 }

@@ -7,11 +7,13 @@
 //! `delay_growth_`, real stacks); `handshake = false` starts data at the start time (ns-2
 //! with `syn_ false`).
 
+mod handshake;
 pub mod prr;
 pub mod receiver;
 mod recovery;
 pub mod rtt;
 pub mod sack;
+pub mod sack1;
 pub mod sender;
 pub mod stats;
 
@@ -33,6 +35,21 @@ pub enum Recovery {
     Reno,
     NewReno,
     Sack,
+    /// ns-2.35's `Agent/TCP/Sack1`: its own pipe counter and hole rule (see `sack1.rs`).
+    Sack1,
+}
+
+impl Recovery {
+    pub const NAMES: [&'static str; 5] = ["tahoe", "reno", "newreno", "sack", "sack1"];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// Whether the receiver sends SACK blocks for this variant.
+    pub fn sack(self) -> bool {
+        matches!(self, Recovery::Sack | Recovery::Sack1)
+    }
 }
 
 /// Everything a TCP endpoint needs, resolved from profile + overrides.
@@ -65,6 +82,35 @@ pub struct TcpConfig {
     /// Limited transmit (RFC 3042; ns-2 `singledup_`): one new segment on each of the first
     /// `dupthresh − 1` duplicate ACKs.
     pub limited_transmit: bool,
+    /// ns-2 `precisionReduce_` (true): halve the window in floating point; false: ns-2's
+    /// integer halving, `cwnd = ⌊⌊W⌋ / 2⌋`.
+    pub precision_reduce: bool,
+    /// ns-2's `slowdown` (`halving = "ns2"`): after a fast retransmit cwnd = W/2, at least 1
+    /// segment; RFC 5681 (`"rfc"`): cwnd = ssthresh = max(W/2, 2).
+    pub ns2_halving: bool,
+    /// NewReno: a partial ACK deflates the window by the amount it acknowledges (ns-2
+    /// `partial_window_deflation_ 1`, RFC 6582); false: it only removes the inflation.
+    pub partial_window_deflation: bool,
+    /// NewReno: every partial ACK re-arms the retransmission timer (ns-2
+    /// `newreno_changes1_ 0`, "slow but steady"); false: the first one only ("impatient").
+    pub partial_ack_timer_every: bool,
+    /// NewReno: the full ACK sets `cwnd = min(ssthresh, outstanding + 1)` before growing
+    /// (ns-2 `exit_recovery_fix_`).
+    pub exit_recovery_fix: bool,
+    /// NewReno without PRR: at most this many new segments per ACK in recovery (ns-2's
+    /// `send_much(0, 0, 2)` with `newreno_changes_ 0`); 0 = no limit.
+    pub recovery_max_burst: u32,
+    /// ns-2 `lessCareful_` (RFC 2582 section 6): with `bug_fix`, an ACK of exactly
+    /// `recover` may start a new fast retransmit.
+    pub less_careful: bool,
+    /// ns-2 `maxburst_`: at most this many segments per sending opportunity (0 = none).
+    pub max_burst: u32,
+    /// Bytes a SACK option adds to an ACK besides 8 per block: 4 (kind, length, two NOPs,
+    /// as real stacks) or 0 (ns-2's sink: 40 + 8 × blocks).
+    pub sack_option_base: u32,
+    /// The receiver picks SACK blocks as ns-2's `Sacker` (a stack of the last
+    /// `max_sack_blocks` reported blocks); false: RFC 2018's most recently updated first.
+    pub ns2_sack_blocks: bool,
     pub initial_window: f64,
     pub initial_ssthresh: f64,
     pub delayed_ack: bool,
@@ -113,7 +159,7 @@ impl TcpConfig {
     /// IP + TCP header bytes of a segment carrying `nsack` SACK blocks.
     pub fn header_bytes(&self, nsack: u8) -> u32 {
         let ts = if self.timestamps { 12 } else { 0 };
-        let sack = if nsack > 0 { 4 + 8 * nsack as u32 } else { 0 };
+        let sack = if nsack > 0 { self.sack_option_base + 8 * nsack as u32 } else { 0 };
         40 + ts + sack
     }
 
@@ -134,6 +180,16 @@ impl TcpConfig {
             bug_fix: true,
             max_cwnd: 0.0,
             limited_transmit: true,
+            precision_reduce: true,
+            ns2_halving: true,
+            partial_window_deflation: true,
+            partial_ack_timer_every: false,
+            exit_recovery_fix: false,
+            recovery_max_burst: 2,
+            less_careful: false,
+            max_burst: 0,
+            sack_option_base: 0,
+            ns2_sack_blocks: true,
             initial_window: 2.0,
             initial_ssthresh: 1e9,
             delayed_ack: false,
@@ -174,6 +230,16 @@ impl TcpConfig {
             bug_fix: true,
             max_cwnd: 0.0,
             limited_transmit: false,
+            precision_reduce: true,
+            ns2_halving: false,
+            partial_window_deflation: true,
+            partial_ack_timer_every: false,
+            exit_recovery_fix: false,
+            recovery_max_burst: 0,
+            less_careful: false,
+            max_burst: 0,
+            sack_option_base: 4,
+            ns2_sack_blocks: false,
             initial_window: 10.0,
             initial_ssthresh: 1e9,
             delayed_ack: true,
@@ -199,12 +265,14 @@ impl TcpConfig {
 }
 
 /// Scenario: `kind = "tcp"`, `profile` (`ns2` | `linux`, default `ns2`), `cc` (default
-/// `reno`), `cc_params` (table), `recovery` (`tahoe` | `reno` | `newreno` | `sack`), and
+/// `reno`), `cc_params` (table), `recovery` (`tahoe` | `reno` | `newreno` | `sack` | `sack1`), and
 /// overrides: `mss`, `window` (segments), `initial_window`, `initial_ssthresh`,
 /// `delayed_ack`, `delack_count`, `delack_timeout`, `rtt_estimator` (`ns2` | `rfc6298`),
 /// `clock_granularity`, `min_rto`, `max_rto`, `initial_rto`, `timestamps`,
 /// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`, `headers`, `integer_ssthresh`, `exit_ack_grows`, `boot_time`, `rto_clamp`, `bug_fix`, `max_cwnd`, `limited_transmit`,
-/// `rto_backoff_reset` (`rtt_sample` | `new_ack`).
+/// `rto_backoff_reset` (`rtt_sample` | `new_ack`), `precision_reduce`, `halving` (`rfc` | `ns2`), `partial_window_deflation`,
+/// `partial_ack_timer` (`first` | `every`), `exit_recovery_fix`, `recovery_max_burst`, `less_careful`, `max_burst`,
+/// `sack_option_base`, `sack_blocks` (`recent` | `ns2`).
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     // An invalid choice is reported and the rest still read (with the default in its
     // place), so that its sibling fields are not reported as unknown as well.
@@ -221,7 +289,8 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     if let Some(v) = o.float("initial_window", 1.0, 1e9, errs) {
         c.initial_window = v;
     }
-    if let Some(v) = o.float("initial_ssthresh", 2.0, 1e12, errs) {
+    let initial_ssthresh = o.float("initial_ssthresh", 2.0, 1e12, errs);
+    if let Some(v) = initial_ssthresh {
         c.initial_ssthresh = v;
     }
     if let Some(v) = o.boolean("delayed_ack", errs) {
@@ -301,6 +370,36 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     if let Some(v) = o.boolean("limited_transmit", errs) {
         c.limited_transmit = v;
     }
+    if let Some(v) = o.boolean("precision_reduce", errs) {
+        c.precision_reduce = v;
+    }
+    if o.has("halving") {
+        c.ns2_halving = o.choice("halving", &["rfc", "ns2"], None, errs) == Some("ns2");
+    }
+    if let Some(v) = o.boolean("partial_window_deflation", errs) {
+        c.partial_window_deflation = v;
+    }
+    if o.has("partial_ack_timer") {
+        c.partial_ack_timer_every = o.choice("partial_ack_timer", &["first", "every"], None, errs) == Some("every");
+    }
+    if let Some(v) = o.boolean("exit_recovery_fix", errs) {
+        c.exit_recovery_fix = v;
+    }
+    if let Some(v) = o.int("recovery_max_burst", 0, 1_000_000, errs) {
+        c.recovery_max_burst = v as u32;
+    }
+    if let Some(v) = o.boolean("less_careful", errs) {
+        c.less_careful = v;
+    }
+    if let Some(v) = o.int("max_burst", 0, 1_000_000, errs) {
+        c.max_burst = v as u32;
+    }
+    if let Some(v) = o.int("sack_option_base", 0, 40, errs) {
+        c.sack_option_base = v as u32;
+    }
+    if o.has("sack_blocks") {
+        c.ns2_sack_blocks = o.choice("sack_blocks", &["recent", "ns2"], None, errs) == Some("ns2");
+    }
     if o.has("rto_clamp") {
         c.rto_clamp_after_backoff = o.choice("rto_clamp", &["before_backoff", "after_backoff"], None, errs) == Some("after_backoff");
     }
@@ -321,17 +420,7 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
             }
         }
     }
-    let recovery = match o.choice(
-        "recovery",
-        &["tahoe", "reno", "newreno", "sack"],
-        Some(match c.recovery {
-            Recovery::Tahoe => "tahoe",
-            Recovery::Reno => "reno",
-            Recovery::NewReno => "newreno",
-            Recovery::Sack => "sack",
-        }),
-        errs,
-    ) {
+    let recovery = match o.choice("recovery", &Recovery::NAMES, Some(c.recovery.name()), errs) {
         Some(r) => r,
         None => {
             ok = false;
@@ -342,20 +431,28 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
         "tahoe" => Recovery::Tahoe,
         "reno" => Recovery::Reno,
         "newreno" => Recovery::NewReno,
+        "sack1" => Recovery::Sack1,
         _ => Recovery::Sack,
     };
-    c.sack = c.recovery == Recovery::Sack;
+    c.sack = c.recovery.sack();
     if let Some(v) = prr {
         if v && c.recovery == Recovery::Tahoe {
             errs.add(o.at("prr"), "PRR paces fast recovery, which Tahoe does not have: use recovery = \"reno\", \"newreno\" or \"sack\"");
         }
+        if v && c.recovery == Recovery::Sack1 {
+            errs.add(o.at("prr"), "ns-2's Sack1 recovery has its own pipe counter, not PRR: use recovery = \"sack\" with prr");
+        }
         c.prr = v;
     }
-    if c.recovery == Recovery::Tahoe {
+    if matches!(c.recovery, Recovery::Tahoe | Recovery::Sack1) {
         c.prr = false;
     }
     if let Some(w) = window {
         c.window_bytes = (w * c.mss as f64).round() as u64;
+    }
+    if profile == "ns2" && initial_ssthresh.is_none() {
+        // ns-2's TcpAgent::reset: ssthresh_ = int(wnd_).
+        c.initial_ssthresh = ((c.window_bytes / c.mss.max(1) as u64) as f64).max(2.0);
     }
     let names: Vec<&'static str> = crate::cc::REGISTRY.iter().map(|(n, _)| *n).collect();
     // A wrong `cc` makes `cc_params` meaningless: not reported as unknown as well.
@@ -411,13 +508,8 @@ impl TcpConfig {
             RttMode::Ns2 { tick } => ("ns2", tick),
             RttMode::Rfc6298 { granularity } => ("rfc6298", granularity),
         };
-        let recovery = match self.recovery {
-            Recovery::Tahoe => "tahoe",
-            Recovery::Reno => "reno",
-            Recovery::NewReno => "newreno",
-            Recovery::Sack => "sack",
-        };
-        serde_json::json!({
+        let recovery = self.recovery.name();
+        let mut v = serde_json::json!({
             "mss": self.mss,
             "timestamps": self.timestamps,
             "window": self.window_bytes as f64 / self.mss as f64,
@@ -450,6 +542,23 @@ impl TcpConfig {
             "rto_backoff_reset": if self.backoff_reset_on_ack { "new_ack" } else { "rtt_sample" },
             "cc": self.cc.kind(),
             "cc_params": self.cc.params(),
-        })
+        });
+        // ns-2.35 details (a second literal: one would exceed the macro's recursion limit).
+        let ns2 = serde_json::json!({
+            "precision_reduce": self.precision_reduce,
+            "halving": if self.ns2_halving { "ns2" } else { "rfc" },
+            "partial_window_deflation": self.partial_window_deflation,
+            "partial_ack_timer": if self.partial_ack_timer_every { "every" } else { "first" },
+            "exit_recovery_fix": self.exit_recovery_fix,
+            "recovery_max_burst": self.recovery_max_burst,
+            "less_careful": self.less_careful,
+            "max_burst": self.max_burst,
+            "sack_option_base": self.sack_option_base,
+            "sack_blocks": if self.ns2_sack_blocks { "ns2" } else { "recent" },
+        });
+        if let (Some(m), serde_json::Value::Object(extra)) = (v.as_object_mut(), ns2) {
+            m.extend(extra);
+        }
+        v
     }
 }

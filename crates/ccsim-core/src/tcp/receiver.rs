@@ -1,6 +1,6 @@
 //! The TCP receiver: cumulative ACKs, out-of-order ranges, SACK blocks (RFC 2018: the
 //! first block holds the segment that triggered the ACK, the rest follow by recency),
-//! delayed ACKs (every `delack_count` in-order segments or after `delack_timeout`;
+//! ns-2's `Sacker` as an option (`sack_blocks = "ns2"`), delayed ACKs (every `delack_count` in-order segments or after `delack_timeout`;
 //! immediate ACK for out-of-order segments and for segments that fill a hole), the
 //! advertised window, and the echoed timestamp of ns-2's sink: the send time of the newest
 //! segment at or below the next expected byte (so dupACKs echo the last in-order segment).
@@ -29,6 +29,8 @@ pub struct TcpReceiver {
     pub dup_segments: u64,
     /// Bytes of a finite transfer (its completion is reported once they are all here).
     total: Option<u64>,
+    /// With `sack_blocks = "ns2"`: ns-2's `SackStack`, the last blocks reported (newest first).
+    stack: Vec<(u64, u64)>,
 }
 
 impl TcpReceiver {
@@ -47,7 +49,44 @@ impl TcpReceiver {
             acks_sent: 0,
             dup_segments: 0,
             total,
+            stack: Vec::new(),
         }
+    }
+
+    /// ns-2's `Sacker::append_ack`: the block holding the segment just received (if above
+    /// the cumulative ACK), then the blocks of the stack that it does not cover, newest
+    /// first; the new block goes on top of the stack, whose oldest entry falls off. Without
+    /// out-of-order data the stack empties and no block is sent.
+    fn ns2_blocks(&mut self, first: Option<(u64, u64)>, out: &mut [(u64, u64); 4]) -> usize {
+        if self.ooo.is_empty() {
+            self.stack.clear();
+            return 0;
+        }
+        let max = (self.cfg.max_sack_blocks as usize).min(out.len());
+        let recent = first.unwrap_or((0, self.rcv_nxt));
+        let mut n = 0;
+        if let Some(b) = first {
+            out[0] = b;
+            n = 1;
+        }
+        let mut k = 0;
+        while n < max && k < self.stack.len() {
+            let b = self.stack[k];
+            if recent.0 <= b.0 && recent.1 >= b.1 {
+                self.stack.remove(k);
+                continue;
+            }
+            out[n] = b;
+            n += 1;
+            k += 1;
+        }
+        if let Some(b) = first {
+            if self.stack.len() >= max {
+                self.stack.truncate(max.saturating_sub(1));
+            }
+            self.stack.insert(0, b);
+        }
+        n
     }
 
     /// Adds `[s, e)` to the out-of-order list, merging; returns the merged range.
@@ -66,6 +105,8 @@ impl TcpReceiver {
     }
 
     fn send_ack(&mut self, ctx: &mut Ctx, first: Option<(u64, u64)>) {
+        let mut ns2 = [(0, 0); 4];
+        let n_ns2 = if self.cfg.sack && self.cfg.ns2_sack_blocks { self.ns2_blocks(first, &mut ns2) } else { 0 };
         let cfg = &self.cfg;
         let (ooo, rcv_nxt, ts_recent) = (&self.ooo, self.rcv_nxt, self.ts_recent);
         ctx.send_with(|p| {
@@ -76,7 +117,12 @@ impl TcpReceiver {
             if cfg.timestamps {
                 p.flags |= crate::packet::FLAG_TS;
             }
-            if cfg.sack && !ooo.is_empty() {
+            if cfg.sack && cfg.ns2_sack_blocks {
+                for (i, b) in ns2[..n_ns2].iter().enumerate() {
+                    p.set_sack_block(i, b.0, b.1);
+                }
+                p.nsack = n_ns2 as u8;
+            } else if cfg.sack && !ooo.is_empty() {
                 let max = cfg.max_sack_blocks as usize;
                 let mut n = 0;
                 if let Some((s, e)) = first {

@@ -1,6 +1,6 @@
 //! Loss recovery of the TCP sender: duplicate ACKs (fast retransmit and fast recovery for
 //! Tahoe, Reno, NewReno and SACK, with or without PRR), RFC 6675 transmission during SACK
-//! recovery, and retransmission of the first unacknowledged segment.
+//! recovery, retransmission of the first unacknowledged segment, and timeouts.
 
 use super::sender::TcpSender;
 use super::Recovery;
@@ -71,7 +71,7 @@ impl TcpSender {
     /// Limited transmit (RFC 3042; ns-2 `singledup_`, `TcpAgent::send_one`): on the first
     /// duplicate ACKs, one new segment if the receiver's window allows and no more than
     /// `cwnd + dupacks` segments would be outstanding.
-    fn send_one(&mut self, ctx: &mut Ctx) {
+    pub(super) fn send_one(&mut self, ctx: &mut Ctx) {
         let mss = self.mss();
         let outstanding = (self.snd_nxt - self.snd_una).div_ceil(mss);
         let room = self.cc.cwnd() + self.dupacks as f64;
@@ -114,7 +114,7 @@ impl TcpSender {
                     self.send_much(ctx);
                 }
                 Recovery::Sack => self.sack_send(ctx, None),
-                Recovery::Tahoe => {}
+                Recovery::Tahoe | Recovery::Sack1 => {} // Sack1: sack1.rs
             }
             return;
         }
@@ -130,13 +130,19 @@ impl TcpSender {
         // `highest_ack_ > recover_`). Duplicate ACKs for exactly `recover` are what a
         // go-back-N after a timeout provokes when it resends data the receiver already
         // holds (RFC 6582, section 4). `recover` is 0 until the first loss episode.
-        if self.cfg.bug_fix && (self.snd_una < self.recover || (self.snd_una == self.recover && self.recover > 0)) {
+        // ns-2 `lessCareful_` (RFC 2582 section 6) accepts an ACK of exactly `recover`.
+        let at_recover = self.snd_una == self.recover && self.recover > 0 && !self.cfg.less_careful;
+        if self.cfg.bug_fix && (self.snd_una < self.recover || at_recover) {
             return;
         }
         self.stats.episode_start(ctx.now);
         let info = self.loss_info(ctx.now);
         self.cc.on_congestion(&info);
         self.round_ssthresh();
+        if !self.cfg.precision_reduce {
+            // ns-2 `precisionReduce_ false`: cwnd = (int)(window() / 2).
+            self.cc.set_cwnd(self.cc.cwnd().floor());
+        }
         self.recover = self.snd_max;
         self.timed = None;
         match self.cfg.recovery {
@@ -175,6 +181,7 @@ impl TcpSender {
                 let left = snd - self.prr.out as i64;
                 self.sack_send(ctx, Some(left));
             }
+            Recovery::Sack1 => {} // sack1.rs
             Recovery::Sack => {
                 self.in_recovery = true;
                 self.high_rxt = self.snd_una;
@@ -183,5 +190,36 @@ impl TcpSender {
                 self.sack_send(ctx, None);
             }
         }
+    }
+
+    /// The retransmission timer fired: a lost SYN is sent again; otherwise the window
+    /// collapses (ssthresh from the controller, cwnd = 1), the back-off doubles, recovery
+    /// ends and go-back-N resends from `snd_una`.
+    pub(super) fn on_timeout(&mut self, ctx: &mut Ctx) {
+        if !self.established {
+            // The SYN or the SYN-ACK was lost: back off and send the SYN again.
+            self.stats.syn_retries += 1;
+            self.syn_sent_at = None;
+            self.rtt.back_off();
+            return self.send_syn(ctx);
+        }
+        self.stats.timeouts += 1;
+        if self.cfg.recovery == Recovery::Sack1 {
+            self.sack1_on_timeout();
+        }
+        let info = self.loss_info(ctx.now);
+        self.cc.on_timeout(&info);
+        self.round_ssthresh();
+        self.rtt.back_off();
+        self.in_recovery = false;
+        self.dupwnd = 0.0;
+        self.dupacks = 0;
+        self.reno_sacked = 0;
+        self.recover = self.snd_max;
+        self.timed = None;
+        self.snd_nxt = self.snd_una;
+        self.high_rxt = self.snd_una;
+        self.arm_rto(ctx);
+        self.send_much(ctx);
     }
 }

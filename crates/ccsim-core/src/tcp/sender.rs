@@ -81,6 +81,8 @@ pub struct TcpSender {
     pub(super) started_at: Time,
     /// Report counters (restart at warm-up).
     pub(super) stats: super::stats::SenderStats,
+    /// `recovery = "sack1"`: ns-2 Sack1's pipe counter and scoreboard state.
+    pub(super) s1: super::sack1::Sack1State,
 }
 
 impl TcpSender {
@@ -129,6 +131,7 @@ impl TcpSender {
             done_at: None,
             started_at: 0,
             stats: Default::default(),
+            s1: Default::default(),
         }
     }
 
@@ -168,13 +171,16 @@ impl TcpSender {
 
     pub(super) fn loss_info(&self, now: Time) -> LossInfo {
         let rwnd_segs = (self.rwnd / self.mss()).max(1) as f64;
+        // ns-2 `precisionReduce_ false` halves the integer window().
+        let w = self.cc.cwnd().min(rwnd_segs);
         LossInfo {
             now,
-            window: self.cc.cwnd().min(rwnd_segs),
+            window: if self.cfg.precision_reduce { w } else { w.floor() },
             inflight: self.inflight(),
             mss: self.cfg.mss,
             min_rtt: self.rtt.min_rtt,
             srtt: self.rtt.srtt(),
+            ns2_halving: self.cfg.ns2_halving,
         }
     }
 
@@ -279,7 +285,15 @@ impl TcpSender {
         if self.in_recovery && self.cfg.recovery == Recovery::Sack {
             return self.sack_send(ctx, None);
         }
-        loop {
+        if self.in_recovery && self.cfg.recovery == Recovery::Sack1 {
+            return self.sack1_send(ctx);
+        }
+        // ns-2 `maxburst_`, and NewReno's two new segments per ACK in recovery.
+        let mut burst = if self.cfg.max_burst > 0 { self.cfg.max_burst } else { u32::MAX };
+        if self.in_recovery && self.cfg.recovery == Recovery::NewReno && self.cfg.recovery_max_burst > 0 {
+            burst = burst.min(self.cfg.recovery_max_burst);
+        }
+        while burst > 0 {
             let wnd_end = self.snd_una + self.window_bytes();
             let limit = wnd_end.min(self.app_limit);
             if let Some(end) = self.sb.sacked_end(self.snd_nxt) {
@@ -297,6 +311,7 @@ impl TcpSender {
             if !self.send_next(ctx, len) {
                 break;
             }
+            burst -= 1;
         }
     }
 
@@ -337,9 +352,14 @@ impl TcpSender {
             let partial = ack < self.recover;
             if !partial || matches!(self.cfg.recovery, Recovery::Reno | Recovery::Tahoe) {
                 self.in_recovery = false;
+                if self.cfg.exit_recovery_fix && self.dupwnd > 0.0 && !partial {
+                    // ns-2 `exit_recovery_fix_`: cwnd = min(ssthresh, maxseq − ack + 1).
+                    let outstanding = (self.snd_max - ack).div_ceil(self.mss()) + 1;
+                    self.cc.set_cwnd(self.cc.ssthresh().min(outstanding as f64));
+                }
                 self.dupwnd = 0.0;
                 self.cc.on_recovery_end(ctx.now);
-                if self.cfg.exit_ack_grows && !self.cfg.prr {
+                if self.cfg.exit_ack_grows && !self.cfg.prr && self.cfg.recovery != Recovery::Sack1 {
                     info.acked_bytes = acked;
                     info.acked_segs = if self.cfg.abc { acked as f64 / self.mss() as f64 } else { 1.0 };
                     self.grow(info);
@@ -361,17 +381,23 @@ impl TcpSender {
                         self.first_partial = false;
                     }
                     Recovery::NewReno => {
-                        // Partial ACK: retransmit the next hole, deflate by the acked amount.
-                        let d = (acked as f64 / self.mss() as f64).ceil();
-                        if self.dupwnd > d {
-                            self.dupwnd -= d - 1.0;
+                        // Partial ACK: retransmit the next hole; deflate by the acked amount
+                        // (RFC 6582) or only remove the inflation (ns-2
+                        // `partial_window_deflation_ 0`).
+                        if self.cfg.partial_window_deflation {
+                            let d = (acked as f64 / self.mss() as f64).ceil();
+                            if self.dupwnd > d {
+                                self.dupwnd -= d - 1.0;
+                            } else {
+                                let c = (self.cc.cwnd() - (d - self.dupwnd)).max(1.0);
+                                self.cc.set_cwnd(c);
+                                self.dupwnd = 1.0;
+                            }
                         } else {
-                            let c = (self.cc.cwnd() - (d - self.dupwnd)).max(1.0);
-                            self.cc.set_cwnd(c);
-                            self.dupwnd = 1.0;
+                            self.dupwnd = 0.0;
                         }
                         self.retransmit_una(ctx);
-                        restart_timer = self.first_partial;
+                        restart_timer = self.first_partial || self.cfg.partial_ack_timer_every;
                         self.first_partial = false;
                     }
                     Recovery::Sack if self.cfg.prr => {
@@ -379,7 +405,7 @@ impl TcpSender {
                         let delivered = (acked as i64 + self.sack_delta()).max(0) as u64;
                         prr_budget = Some(self.prr_sndcnt(delivered, !self.sack_grew));
                     }
-                    Recovery::Sack => {}
+                    Recovery::Sack | Recovery::Sack1 => {}
                 }
             }
         } else {
@@ -402,60 +428,6 @@ impl TcpSender {
             Some(b) => self.prr_send(ctx, b),
             None => self.send_much(ctx),
         }
-    }
-
-    /// Sends the SYN (the connection's first segment, no data) and arms its timer: the RTO
-    /// (the initial RTO, doubled for each retransmission).
-    fn send_syn(&mut self, ctx: &mut Ctx) {
-        let (size, flags) = (self.cfg.header_bytes(0), if self.cfg.timestamps { crate::packet::FLAG_TS } else { 0 });
-        ctx.send_with(|p| {
-            p.kind = Kind::Control;
-            p.flags = flags | crate::packet::FLAG_SYN;
-            p.size = size;
-        });
-        self.arm_rto(ctx);
-    }
-
-    /// The SYN-ACK: the connection is open; its RTT (unless the SYN was retransmitted)
-    /// seeds the estimator, and data starts.
-    fn on_syn_ack(&mut self, ctx: &mut Ctx, p: &Packet) {
-        if self.established {
-            return;
-        }
-        self.established = true;
-        if let Some(t) = self.syn_sent_at.take() {
-            self.rtt.sample_at(ctx.now, ctx.now - t);
-        }
-        if p.wnd > 0 {
-            self.rwnd = p.wnd as u64;
-        }
-        self.cancel_rto();
-        self.send_much(ctx);
-    }
-
-    pub(super) fn on_timeout(&mut self, ctx: &mut Ctx) {
-        if !self.established {
-            // The SYN or the SYN-ACK was lost: back off and send the SYN again.
-            self.stats.syn_retries += 1;
-            self.syn_sent_at = None;
-            self.rtt.back_off();
-            return self.send_syn(ctx);
-        }
-        self.stats.timeouts += 1;
-        let info = self.loss_info(ctx.now);
-        self.cc.on_timeout(&info);
-        self.round_ssthresh();
-        self.rtt.back_off();
-        self.in_recovery = false;
-        self.dupwnd = 0.0;
-        self.dupacks = 0;
-        self.reno_sacked = 0;
-        self.recover = self.snd_max;
-        self.timed = None;
-        self.snd_nxt = self.snd_una;
-        self.high_rxt = self.snd_una;
-        self.arm_rto(ctx);
-        self.send_much(ctx);
     }
 }
 
@@ -533,6 +505,9 @@ impl Agent for TcpSender {
             in_recovery: self.in_recovery,
         };
         self.cc.on_ack_received(&info);
+        if self.cfg.recovery == Recovery::Sack1 {
+            return self.sack1_on_ack(ctx, p, &mut info);
+        }
         if new {
             self.on_new_ack(ctx, ack, &mut info);
         } else if ack == self.snd_una && self.snd_max > self.snd_una {

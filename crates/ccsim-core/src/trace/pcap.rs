@@ -100,7 +100,7 @@ impl PcapWriter {
         let tcp = matches!(p.kind, Kind::Data | Kind::Ack | Kind::Control);
         let (src, dst) = (ip_of(p.src), ip_of_addr(p.dst, self.nodes));
         let ip_start = b.len();
-        let total = p.size.min(65535) as u16;
+        let mut total = p.size.min(65535) as u16;
         b.extend_from_slice(&[0x45, p.dscp << 2]);
         b.extend_from_slice(&total.to_be_bytes());
         b.extend_from_slice(&((p.uid & 0xffff) as u16).to_be_bytes());
@@ -147,6 +147,15 @@ impl PcapWriter {
             }
             let hlen = b.len() - l4_start;
             b[l4_start + 12] = ((hlen / 4) as u8) << 4;
+            if (total as usize) < 20 + hlen {
+                // A size accounted without the SACK option's 4 bytes (ns-2's sink): the IP
+                // length covers the synthesized header.
+                total = (20 + hlen) as u16;
+                b[ip_start + 2..ip_start + 4].copy_from_slice(&total.to_be_bytes());
+                b[ip_start + 10..ip_start + 12].fill(0);
+                let c = checksum(&b[ip_start..ip_start + 20], 0);
+                b[ip_start + 10..ip_start + 12].copy_from_slice(&c.to_be_bytes());
+            }
             // Checksum over the pseudo-header and the header (the payload is zeros).
             let tcp_len = (total as u32).saturating_sub(20);
             let pseudo = u32::from(u16::from_be_bytes([src[0], src[1]]))
