@@ -78,6 +78,14 @@ class Case:
     drop_list: list[int] = field(default_factory=list)
     #: The agents' `tcpTick_` (the suite's): boot_time_ is drawn in [0, tick).
     tick: float = 0.1
+    #: ns-2's sequence number of the first data packet: 1 after a SYN (packet 0), 0 without.
+    seq_base: int = 1
+    #: The traced link direction when it is not the bottleneck (and the access links).
+    traced: str | None = None
+    #: The bottleneck's queues (forward, reverse) when they are not DropTail.
+    queues: tuple | None = None
+    #: A link k1 -- s3 (rate, delay) behind the bottleneck (test-suite-red's net2).
+    tail: tuple | None = None
 
 
 def tcp(src: str, fid: int, window: int, start: float, recovery: str = "tahoe", packets: int | None = None, **kw) -> dict:
@@ -211,6 +219,81 @@ CASES += [
            "NewReno, slow but steady, window 32, queue overflows later", net="nr4b", stop=20.0, known=TIE),
 ]
 
+#: test-suite-rfc2581.tcl: one flow of 10 packets (no SYN) at 1 s, 1000-byte packets, a
+#: 100 ms tick, minrto_ 0, rtxcur_init_ 6, rfc2988_ false, precisionReduce_ false,
+#: windowInit_ 1, no limited transmit, a DelAck sink with a 200 ms interval; packets 3 and
+#: 4 dropped before the bottleneck queue: one duplicate ACK, so a timeout; the test is
+#: whether the ACK of the retransmission, which fills half the hole, leaves at once.
+RFC2581 = {"profile": "ns2", "headers": False, "clock_granularity": "100ms", "min_rto": "0s", "initial_rto": "6s",
+           "rto_clamp": "after_backoff", "precision_reduce": False, "handshake": False, "initial_window": 1,
+           "limited_transmit": False, "delayed_ack": True, "delack_timeout": "200ms", "bytes": 10000, "window": 28}
+NETS["r4"] = ("8Mbps", "0ms", "800kbps", "10ms", 8)
+
+
+def rfc2581(name: str, recovery: str, immediate: bool) -> Case:
+    flow = {"name": "f0", "kind": "tcp", "src": "s1", "dst": "k1", "start": "1.0s", "recovery": recovery, **RFC2581,
+            "rfc2581_immediate_ack": immediate}
+    what = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "NewReno", "sack1": "Sack1"}[recovery]
+    return Case("rfc2581", name, "r4", [flow], 3.0, drop_list=[3, 4], seq_base=0,
+                note=f"{what}, a retransmission filling part of a hole: ACK {'at once' if immediate else 'delayed'}")
+
+
+#: test-suite-LimTransmit.tcl: Sack1 with a DelAck sink (100 ms) that delays the SYN's ACK
+#: too (SYN_immediate_ack_ false), 7 packets, a 0.5 s tick, minrto_ 1, rfc2988_ false,
+#: precisionReduce_ false, bugFix_ false, no headers; traced on s1 -> r1.
+LIMT = {"profile": "ns2", "headers": False, "clock_granularity": "500ms", "min_rto": "1s", "initial_rto": "6s",
+        "rto_clamp": "after_backoff", "precision_reduce": False, "limited_transmit": False, "bug_fix": False,
+        "recovery": "sack1", "delayed_ack": True, "syn_immediate_ack": False, "bytes": 7000, "window": 28}
+
+
+def limt(name: str, drops: list[int], note: str, **kw) -> Case:
+    flow = {"name": "f0", "kind": "tcp", "src": "s1", "dst": "k1", "start": "0s", **LIMT, **kw}
+    return Case("LimTransmit", name, "nr4", [flow], 6.0, drop_list=drops, tick=0.5, traced="s1->r1", note=note)
+
+
+CASES += [
+    rfc2581("immediateAck", "tahoe", True), rfc2581("noImmediateAck", "tahoe", False),
+    rfc2581("immediateAckReno", "reno", True), rfc2581("noImmediateAckReno", "reno", False),
+    rfc2581("immediateAckNewReno", "newreno", True), rfc2581("noImmediateAckNewReno", "newreno", False),
+    rfc2581("immediateAckSack", "sack1", True), rfc2581("noImmediateAckSack", "sack1", False),
+    limt("nodrop_sack", [], "Sack1, 7 packets, no drop"),
+    limt("onedrop_sack", [1], "Sack1, the first data packet lost, two in flight: a timeout"),
+    limt("onedrop_SA_sack", [1], "as onedrop_sack with limited transmit: a fast retransmit", limited_transmit=True),
+]
+
+#: test-suite-red.tcl's net2: s1 (2 ms), s2 (3 ms) -- 10 Mb/s -- r1 -- 1.5 Mb/s 20 ms, RED
+#: both ways (limit 25: ns-2's RED holds qlim waiting packets; thresholds 5 / 15, q_weight_
+#: 0.002, linterm_ 50: max_p 0.02, gentle, wait) -- r2 (k1 here) -- 10 Mb/s 4 ms -- s3.
+#: Two flows s1, s2 -> s3 from 0 and 3 s, window 15, 1000-byte packets without SYN, a 100 ms
+#: tick, minrto_ 0, rtxcur_init_ 6, rfc2988_ false, precisionReduce_ false, windowInit_ 1.
+#: RED draws from ns-2's default RNG, after the two draws of each TCP agent (boot_time_).
+REDTCP = {"profile": "ns2", "headers": False, "clock_granularity": "100ms", "min_rto": "0s", "initial_rto": "6s",
+          "rto_clamp": "after_backoff", "precision_reduce": False, "handshake": False, "initial_window": 1,
+          "limited_transmit": False, "window": 15}
+
+
+def red_q(**kw) -> dict:
+    return {"kind": "red", "limit": 25, "min_th": 5, "max_th": 15, "max_p": 0.02, "w_q": 0.002, "gentle": True,
+            "wait": True, "mean_pktsize": 500, "rng": "ns2", "rng_skip": 4, **kw}
+
+
+def red(name: str, recovery: str, note: str, fwd: dict | None = None, rev: dict | None = None) -> Case:
+    flows = [{"name": f"f{k}", "kind": "tcp", "src": src, "dst": "s3", "start": f"{start}s", "recovery": recovery, **REDTCP}
+             for k, (src, start) in enumerate([("s1", 0.0), ("s2", 3.0)])]
+    return Case("red", name, "net2", flows, 10.0, delays={"s1": "2ms", "s2": "3ms"}, seq_base=0, traced="r1->k1",
+                queues=(fwd or red_q(), rev or red_q()), tail=("10Mbps", "4ms"), note=note)
+
+
+NETS["net2"] = ("10Mbps", "2ms", "1.5Mbps", "20ms", 25)
+W_AUTO = 1.0 - math.exp(-1.0 / 375.0)  # q_weight_ 0: 1 - exp(-1/ptc), ptc = 1.5 Mb/s / (8 * 500 B)
+
+CASES += [
+    red("red1", "reno", "RED, two Reno flows"),
+    red("red2", "reno", "RED with max_th 10 and q_weight 0.003", fwd=red_q(max_th=10, w_q=0.003)),
+    red("q_weight", "sack1", "RED, two Sack1 flows"),
+    red("q_weight_auto", "sack1", "RED with q_weight_ 0 (1 - exp(-1/ptc))", fwd=red_q(w_q=W_AUTO), rev=red_q(w_q=W_AUTO)),
+]
+
 #: Every test matches ns-2.35 point for point but the documented differences (CI keeps it so).
 MATCHING = {(c.suite, c.name) for c in CASES if not c.known}
 
@@ -234,10 +317,16 @@ def scenario(c: Case) -> dict:
     # `$ns run` resets them: with n agents, agent k keeps draw n + k of the default RNG.
     u = ns2_uniforms(2 * len(c.flows))
     flows = [{"boot_time": f"{u[len(c.flows) + k] * c.tick!r}s", **f} for k, f in enumerate(c.flows)]
-    traced = ("k1", "s1", "s2") if not c.drop_list else ("k1",)
+    if c.queues:
+        links[-1]["queue"], links[-1]["reverse_queue"] = c.queues
+    nodes = ["s1", "s2", "r1", "k1"]
+    if c.tail:
+        nodes.append("s3")
+        links.append({"a": "k1", "b": "s3", "rate": c.tail[0], "delay": c.tail[1], "queue": {"kind": "droptail", "limit": 49}})
+    traced = [c.traced] if c.traced else ["r1->k1"] if c.drop_list else ["r1->k1", "r1->s1", "r1->s2"]
     return {"name": f"ns2-{c.suite}-{c.name}", "simulation": {"duration": f"{c.stop}s", "seed": 1},
-            "nodes": ["s1", "s2", "r1", "k1"], "links": links, "flows": flows,
-            "traces": [{"kind": "packets", "link": f"r1->{n}"} for n in traced]
+            "nodes": nodes, "links": links, "flows": flows,
+            "traces": [{"kind": "packets", "link": n} for n in traced]
             + ([{"kind": "drops", "link": "s1->r1"}] if c.drop_list else [])}
 
 
@@ -256,17 +345,18 @@ def ccsim_points(c: Case) -> dict[str, list[tuple[float, float]]]:
         if r.kind == "control":
             seqno = 0
         elif r.kind == "data":
-            seqno = r.seq // mss[r.flow] + 1
+            seqno = r.seq // mss[r.flow] + c.seq_base
         else:
             seqno = r.ack // mss[r.flow]  # an ACK of data up to byte b acknowledges ns-2 packet b / mss
         y = round(c.fid + r.flow + (seqno % 90) * 0.01, 2)
         if r.event in "+-" and r.kind in ("data", "control"):
             pts["packets"].append((r.time, y))
-        elif r.event == "d":
+        elif r.event == "d" and not (c.traced and r.reason == "loss"):  # the error module is not on the traced link
             pts["drops"].append((r.time, y))
-    if c.drop_list:
+    if c.drop_list and not c.traced:
+        # The error module's drops are traced on the bottleneck link in ns-2.
         for r in res.series("drops:s1->r1").itertuples():
-            pts["drops"].append((r.time, round(c.fid + r.flow + ((r.seq // mss[r.flow] + 1) % 90) * 0.01, 2)))
+            pts["drops"].append((r.time, round(c.fid + r.flow + ((r.seq // mss[r.flow] + c.seq_base) % 90) * 0.01, 2)))
     return pts
 
 
@@ -370,7 +460,20 @@ which the `ns2` profile has:
   `ErrorModel/List` in front of the bottleneck queue; ccsim loses the same packets at the
   end of the 0 ms link into r1, the same instant.
 
-Common to all: ns-2.35's `syn_` / `delay_growth_` (a 40-byte SYN, packet 0, with a window
+- **rfc2581**: one flow of 10 packets without SYN, `useHeaders_ false`, `tcpTick_` 0.1 s,
+  `minrto_` 0, `rtxcur_init_` 6 s, `rfc2988_ false`, `precisionReduce_ false`,
+  `windowInit_` 1, `singledup_` 0, a DelAck sink (200 ms) with `RFC2581_immediate_ack_`
+  true or false (`rfc2581_immediate_ack`).
+- **LimTransmit**: Sack1 to a Sack1 DelAck sink (100 ms) with `SYN_immediate_ack_ false`
+  (`syn_immediate_ack = false`), `tcpTick_` 0.5 s, `minrto_` 1 s, `bugFix_ false`; traced
+  on the access link s1 → r1.
+- **red**: net2 (s1, s2 -- 10 Mb/s 2 and 3 ms -- r1 -- 1.5 Mb/s 20 ms -- r2 -- 10 Mb/s
+  4 ms -- s3) with RED both ways (`limit` 25: ns-2's RED holds `qlim` waiting packets,
+  thresholds 5 / 15, `linterm_` 50, gentle), Reno or Sack1 flows without SYN; RED draws from
+  ns-2's default RNG after the 4 draws of the two TCP agents (`rng = "ns2"`,
+  `rng_skip = 4`).
+
+Common to all but rfc2581 and red: ns-2.35's `syn_` / `delay_growth_` (a 40-byte SYN, packet 0, with a window
 of one; `windowInit_` segments when its ACK arrives); `ssthresh_` starts at `window_`;
 ns-2's DropTail `queue-limit N` holds N − 1 waiting packets, so ccsim's `limit` is N − 1.
 `boot_time_` comes from ns-2's default RNG (MRG32k3a, seed 1): every TCP agent draws one
@@ -387,7 +490,19 @@ integer window (`precision_reduce`); NewReno's options (`partial_window_deflatio
 `partial_ack_timer`, `exit_recovery_fix`, `less_careful`) and its two new segments per ACK
 in recovery (`recovery_max_burst`); Sack1's own recovery (`recovery = "sack1"`: a pipe
 counter, every hole below the highest SACK, the scoreboard cleared after a timeout) and
-sink (`sack_option_base = 0`, `sack_blocks = "ns2"`); `maxburst_` (`max_burst`).
+sink (`sack_option_base = 0`, `sack_blocks = "ns2"`); `maxburst_` (`max_burst`); the
+DelAck sink's rules (`delack_duplicates`, `rfc2581_immediate_ack`, `syn_immediate_ack`);
+RED's idle period from the end of the last transmission, a forced drop that leaves `old`
+alone, ns-2's arithmetic and its random numbers (`rng = "ns2"`).
+
+Not rebuilt: tests that need ECN (`onedrop_ECN_sack`, red's `ecn`, `gentleEcn*`,
+`congested*`), RED in byte mode or with Telnet traffic (`red_twoway*`, `flows_*`), a
+per-flow error model that delays packets (newreno's `newreno5`, `reno5*`, sack's
+`FalsePipe*`), ns-2's `bugFix_ack_` / `bugFix_ts_` heuristics and timestamps
+(`newreno_rto_loss_ack*`, `*_ts*`), `numdupacksFrac_` (`sack_dupacks1`), the eight-flow
+RED tests of net3 (`ungentle`, `gentle` and their BadParams; several RED queues draw from
+ns-2's one shared stream), and the variants whose reference output is byte-identical to a
+rebuilt test's.
 """
 
 

@@ -102,6 +102,9 @@ recovery = "newreno"
 prr = true
 handshake = true
 rto_backoff_reset = "new_ack"
+# ns-3: no initial ssthresh and RFC 5681's halving (the ns2 profile has ns-2's)
+initial_ssthresh = 1e9
+halving = "rfc"
 count = {flows}
 src = "s{{i}}"
 dst = "d{{i}}"

@@ -8,7 +8,12 @@
 //! - `count` spaces drops: with `wait` (ns-2 default) `p_a = 0` if `count·p_b < 1`,
 //!   `p_b/(2 − count·p_b)` if `< 2`, else 1; without it `p_a = p_b/(1 − count·p_b)`.
 //! - No early drop while the instantaneous queue holds at most one packet; when `avg`
-//!   first crosses `min_th` that arrival only starts the count.
+//!   first crosses `min_th` that arrival only starts the count (a forced drop leaves that
+//!   state as it is).
+//! - The link is idle from the end of its last transmission (ns-2's `deque()` finding the
+//!   queue empty); the arithmetic is ns-2's (`(v_a·avg + v_b)·max_p`, the decay multiplied
+//!   step by step), so that with `rng = "ns2"` (ns-2's default MRG32k3a stream, after
+//!   `rng_skip` draws) a run reproduces ns-2's drops.
 //!
 //! Defaults follow ns-2.35: when thresholds are not given, `min_th = max(5, 0.005·ptc/2)`
 //! and `max_th = 3·min_th`; `w_q = 1 − exp(−1/(10·RTT·ptc))` with
@@ -18,7 +23,7 @@
 use super::{reserve_for, DropReason, Dropped, Fifo, Limit, LinkInfo, Queue, QueueConfig};
 use crate::config::{Errors, Obj};
 use crate::packet::{PacketPool, PktId};
-use crate::rng::{Rng, SimRng};
+use crate::rng::{Mrg32k3a, Rng, SimRng};
 use crate::units::{to_secs, Time};
 use std::sync::Arc;
 
@@ -35,6 +40,12 @@ pub struct RedParams {
     pub wait: bool,
     /// Packets per second at the link rate with mean-size packets (idle decay).
     pub ptc: f64,
+    /// The link's rate (the end of a transmission starts an idle period).
+    pub rate_bps: u64,
+    /// Draw from ns-2's default RNG (MRG32k3a, seed 1) after this many draws, instead of the
+    /// queue's own stream: ns-2 shares that stream with every consumer (each TCP agent
+    /// draws twice before the run), so a reproduction skips what they drew.
+    pub ns2_rng_skip: Option<u64>,
 }
 
 impl RedParams {
@@ -60,12 +71,24 @@ pub struct Red {
     old: bool,
     idle_since: Option<Time>,
     rng: SimRng,
+    ns2_rng: Option<Box<Mrg32k3a>>,
     last_p: f64,
 }
 
 impl Red {
     pub fn new(p: RedParams, rng: SimRng) -> Self {
-        Red { fifo: Fifo::with_capacity(reserve_for(p.limit)), p, avg: 0.0, count: -1, old: false, idle_since: Some(0), rng, last_p: 0.0 }
+        let ns2_rng = p.ns2_rng_skip.map(|k| Box::new(Mrg32k3a::ns2_default(k)));
+        Red {
+            fifo: Fifo::with_capacity(reserve_for(p.limit)),
+            p,
+            avg: 0.0,
+            count: -1,
+            old: false,
+            idle_since: Some(0),
+            rng,
+            ns2_rng,
+            last_p: 0.0,
+        }
     }
 
     /// Current average queue length (packets).
@@ -76,14 +99,16 @@ impl Red {
     /// The un-spaced drop probability `p_b` for an average `avg` (the configured curve).
     pub fn p_b(&self, avg: f64) -> f64 {
         let p = &self.p;
+        // ns-2's calculate_p_new, in its arithmetic.
         let v = if avg >= p.max_th {
             if p.gentle {
-                p.max_p + (1.0 - p.max_p) * (avg - p.max_th) / p.max_th
+                (1.0 - p.max_p) / p.max_th * avg + (2.0 * p.max_p - 1.0)
             } else {
                 1.0
             }
         } else {
-            p.max_p * (avg - p.min_th) / (p.max_th - p.min_th)
+            let (v_a, v_b) = (1.0 / (p.max_th - p.min_th), -p.min_th / (p.max_th - p.min_th));
+            (v_a * avg + v_b) * p.max_p
         };
         v.clamp(0.0, 1.0)
     }
@@ -111,11 +136,20 @@ impl Red {
         let w = self.p.w_q;
         let q = self.fifo.len() as f64;
         let m = match self.idle_since.take() {
-            Some(t) => (self.p.ptc * to_secs(now.saturating_sub(t))) as i32,
+            Some(t) => (self.p.ptc * to_secs(now.saturating_sub(t))) as i64,
             None => 0,
         };
-        // ns-2 estimator(): (1−w)^(m+1)·avg + w·q.
-        self.avg = self.avg * crate::rng::powi_exact(1.0 - w, (m + 1).max(0) as u32) + w * q;
+        // ns-2 estimator(): avg multiplied by (1−w) m + 1 times, then + w·q (step by step as
+        // ns-2 rounds; by squaring past a long idle period).
+        let mut a = self.avg;
+        if m < 4096 {
+            for _ in 0..=m.max(0) {
+                a *= 1.0 - w;
+            }
+        } else {
+            a *= crate::rng::powi_exact(1.0 - w, (m + 1).min(u32::MAX as i64) as u32);
+        }
+        self.avg = a + w * q;
     }
 
     /// The arrival's fate: `None` = accept, `Some(reason)` = drop.
@@ -126,7 +160,6 @@ impl Red {
             let forced = if p.gentle { self.avg >= 2.0 * p.max_th } else { self.avg >= p.max_th };
             if forced {
                 self.count = 0;
-                self.old = true;
                 return Some(DropReason::Forced);
             }
             if !self.old {
@@ -138,7 +171,10 @@ impl Red {
             let pb = self.p_b(self.avg);
             let pa = self.p_a(pb, self.count);
             self.last_p = pa;
-            let u: f64 = self.rng.gen();
+            let u: f64 = match self.ns2_rng.as_mut() {
+                Some(g) => g.next_u01(),
+                None => self.rng.gen(),
+            };
             if u <= pa && pa > 0.0 {
                 self.count = 0;
                 return Some(DropReason::Early);
@@ -171,7 +207,10 @@ impl Queue for Red {
     fn dequeue(&mut self, now: Time, pool: &PacketPool) -> Option<PktId> {
         let id = self.fifo.pop(pool);
         if self.fifo.is_empty() && self.idle_since.is_none() {
-            self.idle_since = Some(now);
+            // Idle once the packet now leaving has been sent (an arrival before then finds
+            // the link busy: no decay).
+            let tx = id.map(|i| pool.get(i).size as u64 * 8 * 1_000_000_000 / self.p.rate_bps.max(1)).unwrap_or(0);
+            self.idle_since = Some(now + tx);
         }
         id
     }
@@ -211,8 +250,9 @@ impl QueueConfig for RedParams {
 }
 
 /// Scenario: `{ kind = "red", limit = 50, min_th = 5, max_th = 15, max_p = 0.1, w_q = 0.002,
-/// gentle = true, wait = true, mean_pktsize = 500 }`; omitted thresholds and `w_q` take
-/// ns-2.35's automatic values for the link.
+/// gentle = true, wait = true, mean_pktsize = 500, rng = "own" }`; omitted thresholds and
+/// `w_q` take ns-2.35's automatic values for the link; `rng = "ns2"` (with `rng_skip`) draws
+/// from ns-2's default stream.
 pub fn parse(o: &mut Obj, link: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn QueueConfig>> {
     let limit = super::parse_limit(o, "limit", Limit::Packets(super::DEFAULT_QUEUE_LIMIT), errs);
     let mean = o.size("mean_pktsize", errs).unwrap_or(500) as f64;
@@ -229,7 +269,13 @@ pub fn parse(o: &mut Obj, link: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn 
     let w_q = o.float("w_q", 1e-9, 1.0, errs).unwrap_or_else(|| RedParams::ns2_auto_w_q(ptc, link.delay));
     let gentle = o.boolean("gentle", errs).unwrap_or(true);
     let wait = o.boolean("wait", errs).unwrap_or(true);
-    Some(Arc::new(RedParams { limit: limit?, min_th, max_th, max_p, w_q, gentle, wait, ptc }))
+    let ns2_rng = o.choice("rng", &["own", "ns2"], Some("own"), errs) == Some("ns2");
+    let skip = o.int("rng_skip", 0, 1 << 40, errs);
+    if skip.is_some() && !ns2_rng {
+        errs.add(o.at("rng_skip"), "applies to rng = \"ns2\" only");
+    }
+    let ns2_rng_skip = ns2_rng.then(|| skip.unwrap_or(0) as u64);
+    Some(Arc::new(RedParams { limit: limit?, min_th, max_th, max_p, w_q, gentle, wait, ptc, rate_bps: link.rate_bps, ns2_rng_skip }))
 }
 
 #[cfg(test)]
@@ -239,7 +285,18 @@ mod tests {
     use crate::rng::stream;
 
     fn params(gentle: bool, wait: bool) -> RedParams {
-        RedParams { limit: Limit::Packets(1000), min_th: 5.0, max_th: 15.0, max_p: 0.1, w_q: 1.0, gentle, wait, ptc: 1000.0 }
+        RedParams {
+            limit: Limit::Packets(1000),
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 1.0,
+            gentle,
+            wait,
+            ptc: 1000.0,
+            rate_bps: 8_000_000,
+            ns2_rng_skip: None,
+        }
     }
 
     /// Expected long-run drop rate for a constant p_b under count-based spacing:
@@ -332,11 +389,35 @@ mod tests {
         while let Some(id) = red.dequeue(1_000_000, &pool) {
             pool.free(id);
         }
-        // One second idle at ptc = 1000: avg decays by (1-w)^1001 then adds w·0.
+        // The last packet left at 1 ms and was sent by 2 ms (1000 B at 8 Mb/s): one second
+        // idle at ptc = 1000, so avg decays by (1-w)^1001 then adds w·0.
         let id = pool.alloc(Packet { size: 1000, ..Default::default() });
-        red.enqueue(1_001_000_000, id, &pool, &mut dropped);
+        red.enqueue(1_002_000_000, id, &pool, &mut dropped);
         let expect = a * crate::rng::powi_exact(1.0 - 0.002, 1001);
         assert!((red.avg() - expect).abs() < 1e-12, "{} vs {}", red.avg(), expect);
+    }
+
+    #[test]
+    fn an_arrival_while_the_last_packet_is_sent_sees_no_idle_period() {
+        let mut p = params(true, true);
+        p.w_q = 0.002;
+        p.ptc = 100_000.0; // 90 steps of decay in 0.9 ms, were the link idle
+        let mut red = Red::new(p, stream(1, "red"));
+        let mut pool = PacketPool::new();
+        let mut dropped = Vec::new();
+        for _ in 0..3 {
+            let id = pool.alloc(Packet { size: 1000, ..Default::default() });
+            red.enqueue(0, id, &pool, &mut dropped);
+        }
+        let a = red.avg();
+        assert!(a > 0.0);
+        while let Some(out) = red.dequeue(0, &pool) {
+            pool.free(out);
+        }
+        // The last one is sent from 0 to 1 ms at 8 Mb/s: an arrival at 0.9 ms decays avg once, as any arrival.
+        let id = pool.alloc(Packet { size: 1000, ..Default::default() });
+        red.enqueue(900_000, id, &pool, &mut dropped);
+        assert_eq!(red.avg(), a * (1.0 - 0.002));
     }
 
     #[test]

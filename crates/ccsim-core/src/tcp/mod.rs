@@ -115,6 +115,15 @@ pub struct TcpConfig {
     pub initial_ssthresh: f64,
     pub delayed_ack: bool,
     pub delack_count: u32,
+    /// With delayed ACKs: a segment that fills a hole but leaves data above it is
+    /// acknowledged at once (RFC 5681 section 4.2; ns-2 `RFC2581_immediate_ack_`).
+    pub rfc2581_immediate_ack: bool,
+    /// With delayed ACKs: the SYN is answered at once (ns-2 `SYN_immediate_ack_`); false:
+    /// its ACK waits for the delayed-ACK timer.
+    pub syn_immediate_ack: bool,
+    /// With delayed ACKs: a duplicate of the last in-order segment waits for the timer as an
+    /// in-order segment does (ns-2's `DelAckSink`); false: acknowledged at once (Linux).
+    pub delack_duplicates: bool,
     pub delack_timeout: Time,
     pub rtt_mode: RttMode,
     pub min_rto: Time,
@@ -194,6 +203,9 @@ impl TcpConfig {
             initial_ssthresh: 1e9,
             delayed_ack: false,
             delack_count: 2,
+            rfc2581_immediate_ack: true,
+            syn_immediate_ack: true,
+            delack_duplicates: true,
             delack_timeout: 100 * MS,
             rtt_mode: RttMode::Ns2 { tick: 10 * MS },
             min_rto: 200 * MS,
@@ -244,6 +256,9 @@ impl TcpConfig {
             initial_ssthresh: 1e9,
             delayed_ack: true,
             delack_count: 2,
+            rfc2581_immediate_ack: true,
+            syn_immediate_ack: true,
+            delack_duplicates: false,
             delack_timeout: 40 * MS,
             rtt_mode: RttMode::Rfc6298 { granularity: MS },
             min_rto: 200 * MS,
@@ -272,7 +287,7 @@ impl TcpConfig {
 /// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`, `headers`, `integer_ssthresh`, `exit_ack_grows`, `boot_time`, `rto_clamp`, `bug_fix`, `max_cwnd`, `limited_transmit`,
 /// `rto_backoff_reset` (`rtt_sample` | `new_ack`), `precision_reduce`, `halving` (`rfc` | `ns2`), `partial_window_deflation`,
 /// `partial_ack_timer` (`first` | `every`), `exit_recovery_fix`, `recovery_max_burst`, `less_careful`, `max_burst`,
-/// `sack_option_base`, `sack_blocks` (`recent` | `ns2`).
+/// `sack_option_base`, `sack_blocks` (`recent` | `ns2`), `rfc2581_immediate_ack`, `syn_immediate_ack`, `delack_duplicates`.
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     // An invalid choice is reported and the rest still read (with the default in its
     // place), so that its sibling fields are not reported as unknown as well.
@@ -295,6 +310,15 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     }
     if let Some(v) = o.boolean("delayed_ack", errs) {
         c.delayed_ack = v;
+    }
+    if let Some(v) = o.boolean("rfc2581_immediate_ack", errs) {
+        c.rfc2581_immediate_ack = v;
+    }
+    if let Some(v) = o.boolean("syn_immediate_ack", errs) {
+        c.syn_immediate_ack = v;
+    }
+    if let Some(v) = o.boolean("delack_duplicates", errs) {
+        c.delack_duplicates = v;
     }
     if let Some(v) = o.int("delack_count", 1, 64, errs) {
         c.delack_count = v as u32;
@@ -555,6 +579,9 @@ impl TcpConfig {
             "max_burst": self.max_burst,
             "sack_option_base": self.sack_option_base,
             "sack_blocks": if self.ns2_sack_blocks { "ns2" } else { "recent" },
+            "rfc2581_immediate_ack": self.rfc2581_immediate_ack,
+            "syn_immediate_ack": self.syn_immediate_ack,
+            "delack_duplicates": self.delack_duplicates,
         });
         if let (Some(m), serde_json::Value::Object(extra)) = (v.as_object_mut(), ns2) {
             m.extend(extra);

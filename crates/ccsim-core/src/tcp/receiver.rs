@@ -31,6 +31,8 @@ pub struct TcpReceiver {
     total: Option<u64>,
     /// With `sack_blocks = "ns2"`: ns-2's `SackStack`, the last blocks reported (newest first).
     stack: Vec<(u64, u64)>,
+    /// With `syn_immediate_ack = false`: the SYN whose ACK waits for the timer (its send time).
+    syn_waiting: Option<Time>,
 }
 
 impl TcpReceiver {
@@ -50,6 +52,37 @@ impl TcpReceiver {
             dup_segments: 0,
             total,
             stack: Vec::new(),
+            syn_waiting: None,
+        }
+    }
+
+    fn send_syn_ack(&mut self, ctx: &mut Ctx, echo: Time) {
+        let (size, wnd, ts) = (self.cfg.header_bytes(0), self.cfg.window_bytes.min(u32::MAX as u64) as u32, self.cfg.timestamps);
+        ctx.send_with(|q| {
+            q.kind = Kind::Ack;
+            q.flags = crate::packet::FLAG_SYN | if ts { crate::packet::FLAG_TS } else { 0 };
+            q.wnd = wnd;
+            q.ts_echo = echo;
+            q.size = size;
+        });
+    }
+
+    /// Delays the ACK: counts the segment and arms the timer if it is not armed.
+    fn delay_ack(&mut self, ctx: &mut Ctx) {
+        self.pending += 1;
+        if self.pending >= self.cfg.delack_count {
+            self.send_ack(ctx, None);
+        } else {
+            self.arm_delack(ctx);
+        }
+    }
+
+    fn arm_delack(&mut self, ctx: &mut Ctx) {
+        if !self.delack_armed {
+            self.delack_armed = true;
+            self.delack_token = self.delack_token.wrapping_add(1);
+            self.delack_at = ctx.now + self.cfg.delack_timeout;
+            ctx.timer_at(self.delack_at, TIMER_DELACK, self.delack_token);
         }
     }
 
@@ -154,24 +187,28 @@ impl TcpReceiver {
 impl Agent for TcpReceiver {
     fn on_packet(&mut self, ctx: &mut Ctx, p: &Packet) {
         if p.kind == Kind::Control && p.flags & crate::packet::FLAG_SYN != 0 {
-            // A SYN (or a retransmitted one): answer with a SYN-ACK carrying the window.
-            let (size, wnd, ts) = (self.cfg.header_bytes(0), self.cfg.window_bytes.min(u32::MAX as u64) as u32, self.cfg.timestamps);
-            let echo = p.sent_at;
-            return ctx.send_with(|q| {
-                q.kind = Kind::Ack;
-                q.flags = crate::packet::FLAG_SYN | if ts { crate::packet::FLAG_TS } else { 0 };
-                q.wnd = wnd;
-                q.ts_echo = echo;
-                q.size = size;
-            });
+            // A SYN (or a retransmitted one): answer with a SYN-ACK carrying the window, at
+            // once or (ns-2 `SYN_immediate_ack_ false`) when the delayed-ACK timer fires.
+            if self.cfg.delayed_ack && !self.cfg.syn_immediate_ack {
+                if self.syn_waiting.is_none() {
+                    self.syn_waiting = Some(p.sent_at);
+                    self.arm_delack(ctx);
+                }
+                return;
+            }
+            return self.send_syn_ack(ctx, p.sent_at);
         }
         if p.kind != Kind::Data {
             return;
         }
         let (s, e) = (p.seq, p.seq + p.payload as u64);
         if e <= self.rcv_nxt {
-            // Entirely old: a duplicate; ACK at once.
+            // Entirely old: a duplicate; ACK at once (ns-2's DelAck sink delays the ACK of a
+            // duplicate of the last in-order segment when no ACK is waiting).
             self.dup_segments += 1;
+            if self.cfg.delayed_ack && self.cfg.delack_duplicates && e == self.rcv_nxt && !self.delack_armed {
+                return self.delay_ack(ctx);
+            }
             return self.send_ack(ctx, None);
         }
         if s > self.rcv_nxt {
@@ -195,18 +232,13 @@ impl Agent for TcpReceiver {
         if self.total.is_some_and(|t| before < t && self.rcv_nxt >= t) {
             ctx.complete();
         }
-        if !self.cfg.delayed_ack || had_holes {
+        // A segment that filled a hole: at once if it joined data held above it, or if data
+        // remains above it and RFC 2581's immediate ACK applies.
+        let joined = self.rcv_nxt > e;
+        if !self.cfg.delayed_ack || (had_holes && (joined || self.cfg.rfc2581_immediate_ack)) {
             return self.send_ack(ctx, None);
         }
-        self.pending += 1;
-        if self.pending >= self.cfg.delack_count {
-            self.send_ack(ctx, None);
-        } else if !self.delack_armed {
-            self.delack_armed = true;
-            self.delack_token = self.delack_token.wrapping_add(1);
-            self.delack_at = ctx.now + self.cfg.delack_timeout;
-            ctx.timer_at(self.delack_at, TIMER_DELACK, self.delack_token);
-        }
+        self.delay_ack(ctx);
     }
 
     fn next_wakeup(&self) -> Option<Time> {
@@ -216,6 +248,9 @@ impl Agent for TcpReceiver {
     fn on_timer(&mut self, ctx: &mut Ctx, kind: u16, token: u32) {
         if kind == TIMER_DELACK && token == self.delack_token && self.delack_armed {
             self.delack_armed = false;
+            if let Some(echo) = self.syn_waiting.take() {
+                return self.send_syn_ack(ctx, echo);
+            }
             if self.pending > 0 {
                 self.send_ack(ctx, None);
             }
