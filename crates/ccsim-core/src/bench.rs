@@ -102,9 +102,11 @@ recovery = "newreno"
 prr = true
 handshake = true
 rto_backoff_reset = "new_ack"
-# ns-3: no initial ssthresh and RFC 5681's halving (the ns2 profile has ns-2's)
+# ns-3: no initial ssthresh, RFC 5681's halving, limited transmit off in the ns-3 script
+# (the ns2 profile has ns-2's)
 initial_ssthresh = 1e9
 halving = "rfc"
+limited_transmit = false
 count = {flows}
 src = "s{{i}}"
 dst = "d{{i}}"
