@@ -48,3 +48,16 @@ def test_a_changed_reference_is_caught(tmp_path, monkeypatch):
     (tmp_path / case.suite / f"{case.name}.csv").write_text("\n".join(src) + "\n")
     monkeypatch.setattr(conf, "REF", tmp_path)
     assert not conf.compare(case).ok
+
+
+def test_red_rng_skip_needs_the_ns2_stream():
+    import ccsim
+
+    case = next(c for c in conf.CASES if c.name == "red1")
+    sc = conf.scenario(case)
+    sc["links"][2]["queue"] = {**sc["links"][2]["queue"], "rng": "own"}
+    with pytest.raises(ccsim.ScenarioError, match=r"links\[2\]\.queue\.rng_skip"):
+        ccsim.validate(sc)
+    # Without ns-2's stream the same run draws other numbers: RED drops elsewhere.
+    del sc["links"][2]["queue"]["rng_skip"]
+    assert not conf.compare_scenario(case, sc).ok

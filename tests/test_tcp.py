@@ -136,7 +136,9 @@ def test_tcp_series_and_summary_columns():
     assert 0.044 < f["mean_rtt_s"] < 0.1
 
 
-@pytest.mark.parametrize("field, value", [("mss", 0), ("cc", "warp"), ("recovery", "vegas"), ("min_rto", "100s")])
+@pytest.mark.parametrize("field, value", [("mss", 0), ("cc", "warp"), ("recovery", "vegas"), ("min_rto", "100s"),
+                                          ("sack_blocks", "oldest"), ("partial_ack_timer", "never"), ("halving", "third"),
+                                          ("recovery_max_burst", -1), ("sack_option_base", 100), ("precision_reduce", "yes")])
 def test_bad_tcp_parameters_exit_2(tmp_path, cli, field, value):
     p = tmp_path / "bad.toml"
     text = PCAP_SCENARIO.replace("PROFILE", "ns2").replace('profile = "ns2"', f'profile = "ns2"\n{field} = {json.dumps(value)}')
@@ -144,6 +146,14 @@ def test_bad_tcp_parameters_exit_2(tmp_path, cli, field, value):
     r = cli("validate", p)
     assert r.returncode == 2
     assert f"flows[0].{field}" in r.stderr
+
+
+def test_sack1_with_prr_is_refused(tmp_path, cli):
+    p = tmp_path / "bad.toml"
+    p.write_text(PCAP_SCENARIO.replace("PROFILE", "ns2").replace('profile = "ns2"', 'profile = "ns2"\nrecovery = "sack1"\nprr = true'))
+    r = cli("validate", p)
+    assert r.returncode == 2
+    assert "flows[0].prr" in r.stderr and "Sack1" in r.stderr
 
 
 def test_tshark_reads_a_handshake(tmp_path):

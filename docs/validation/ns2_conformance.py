@@ -330,11 +330,11 @@ def scenario(c: Case) -> dict:
             + ([{"kind": "drops", "link": "s1->r1"}] if c.drop_list else [])}
 
 
-def ccsim_points(c: Case) -> dict[str, list[tuple[float, float]]]:
-    """ns-2's plot points from a ccsim run of the case."""
+def ccsim_points(c: Case, sc: dict | None = None) -> dict[str, list[tuple[float, float]]]:
+    """ns-2's plot points from a ccsim run of the case (or of `sc`, a variant of its scenario)."""
     import ccsim
 
-    res = ccsim.run(scenario(c))
+    res = ccsim.run(sc or scenario(c))
     mss = {i: 1000 for i in range(len(c.flows))}
     pts: dict[str, list[tuple[float, float]]] = {"packets": [], "drops": []}
     import pandas as pd
@@ -392,7 +392,11 @@ def _key(p):
 
 
 def compare(c: Case) -> Outcome:
-    ours, ref = ccsim_points(c), reference(c)
+    return compare_scenario(c, None)
+
+
+def compare_scenario(c: Case, sc: dict | None) -> Outcome:
+    ours, ref = ccsim_points(c, sc), reference(c)
     matched, total, first = {}, {}, None
     for s in ("packets", "drops"):
         a = sorted(ours[s], key=_key)
