@@ -8,8 +8,11 @@
 //! own file. A new algorithm is one file in this folder, its tests, and one line in
 //! [`REGISTRY`].
 
+pub mod bic;
 pub mod bwe;
+pub mod highspeed;
 pub mod reno;
+pub mod scalable;
 pub mod westwood;
 
 use crate::config::{Errors, Obj};
@@ -127,7 +130,13 @@ pub trait CcConfig: Send + Sync + std::fmt::Debug {
 pub type CcParser = fn(Option<&mut Obj>, &mut Errors) -> Option<Arc<dyn CcConfig>>;
 
 /// Congestion controllers by scenario name: one line per algorithm.
-pub const REGISTRY: &[(&str, CcParser)] = &[("reno", reno::parse), ("westwood", westwood::parse)];
+pub const REGISTRY: &[(&str, CcParser)] = &[
+    ("reno", reno::parse),
+    ("westwood", westwood::parse),
+    ("scalable", scalable::parse),
+    ("highspeed", highspeed::parse),
+    ("bic", bic::parse),
+];
 
 /// Reno's window growth for one ACK worth `credit` segments: slow start below ssthresh
 /// (stopping at ssthresh when a byte-counted ACK would overshoot it, as Linux's

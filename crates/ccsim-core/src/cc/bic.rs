@@ -1,0 +1,255 @@
+//! BIC TCP (Xu, Harfoush, Rhee, "Binary increase congestion control for fast, long
+//! distance networks", INFOCOM 2004), as Linux's `tcp_bic.c` (current).
+//!
+//! After a loss the window searches for the last maximum `last_max` by halving the gap: in
+//! congestion avoidance it grows by one segment per `cnt` acknowledged, with
+//!
+//! - `cwnd ≤ low_window` (14): `cnt = cwnd` (Reno);
+//! - below `last_max`: `dist = (last_max − cwnd)/B` (B = 4): `+max_increment` (16) per RTT
+//!   while `dist > 16`, `+0.2` per RTT (`cnt = cwnd·smooth_part/B`) once `dist ≤ 1`, else
+//!   `+dist` per RTT;
+//! - above it ("max probing"): `cnt = cwnd·smooth_part/B` within B segments,
+//!   `cwnd·(B − 1)/(cwnd − last_max)` within `max_increment·(B − 1)`, else `cwnd/16`;
+//! - no loss yet: at least 5 % per RTT (`cnt ≤ 20`); `cnt` is scaled by the measured
+//!   packets per ACK (`delayed_ack`, ×16) and recomputed only when cwnd changed or 1/32 s
+//!   passed.
+//!
+//! On a loss: `last_max = cwnd·(1 + β)/2` if cwnd is below the previous maximum (fast
+//! convergence), else `cwnd`; `ssthresh = cwnd·β` (β = 819/1024), Reno's halving at or
+//! below `low_window`. A timeout resets the search (Linux's `bictcp_reset` in `TCP_CA_Loss`).
+//! Windows are whole segments, as Linux's.
+
+use super::{AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
+use crate::config::{Errors, Obj};
+use crate::units::{Time, SEC};
+use std::sync::Arc;
+
+const B: u64 = 4;
+const ACK_RATIO_SHIFT: u32 = 4;
+
+/// `cc = "bic"`, `cc_params = { beta = 819, max_increment = 16, low_window = 14,
+/// smooth_part = 20, fast_convergence = true }` (β in 1/1024).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct BicConfig {
+    pub beta: u64,
+    pub max_increment: u64,
+    pub low_window: u64,
+    pub smooth_part: u64,
+    pub fast_convergence: bool,
+}
+
+impl Default for BicConfig {
+    fn default() -> Self {
+        BicConfig { beta: 819, max_increment: 16, low_window: 14, smooth_part: 20, fast_convergence: true }
+    }
+}
+
+pub struct Bic {
+    cwnd: f64,
+    ssthresh: f64,
+    c: BicConfig,
+    cnt: u64,
+    last_max: u64,
+    last_cwnd: u64,
+    last_time: Option<Time>,
+    /// Packets per ACK ×16 (an EWMA with gain 1/16).
+    delayed_ack: u64,
+    /// Acknowledged segments towards the next increment (Linux `snd_cwnd_cnt`).
+    acked: f64,
+}
+
+impl Bic {
+    fn new(c: BicConfig, init: CcInit) -> Self {
+        Bic {
+            cwnd: init.initial_cwnd,
+            ssthresh: init.initial_ssthresh,
+            c,
+            cnt: 0,
+            last_max: 0,
+            last_cwnd: 0,
+            last_time: None,
+            delayed_ack: 2 << ACK_RATIO_SHIFT,
+            acked: 0.0,
+        }
+    }
+
+    /// Linux's `bictcp_update`: segments acknowledged per one-segment increase.
+    fn update(&mut self, now: Time) {
+        let cwnd = self.cwnd as u64;
+        if cwnd == self.last_cwnd && self.last_time.is_some_and(|t| now - t <= SEC / 32) {
+            return;
+        }
+        self.last_cwnd = cwnd;
+        self.last_time = Some(now);
+        self.cnt = self.raw_cnt(cwnd);
+        if self.last_max == 0 && self.cnt > 20 {
+            self.cnt = 20; // at least 5 % per RTT before the first loss
+        }
+        self.cnt = ((self.cnt << ACK_RATIO_SHIFT) / self.delayed_ack.max(1)).max(1);
+    }
+
+    fn raw_cnt(&self, cwnd: u64) -> u64 {
+        let c = &self.c;
+        if cwnd <= c.low_window {
+            return cwnd;
+        }
+        if cwnd < self.last_max {
+            let dist = (self.last_max - cwnd) / B;
+            if dist > c.max_increment {
+                cwnd / c.max_increment
+            } else if dist <= 1 {
+                cwnd * c.smooth_part / B
+            } else {
+                cwnd / dist
+            }
+        } else if cwnd < self.last_max + B {
+            cwnd * c.smooth_part / B
+        } else if cwnd < self.last_max + c.max_increment * (B - 1) {
+            cwnd * (B - 1) / (cwnd - self.last_max)
+        } else {
+            cwnd / c.max_increment
+        }
+    }
+
+    fn decrease(&mut self, window: f64) -> f64 {
+        let w = window as u64;
+        self.last_max = if w < self.last_max && self.c.fast_convergence { w * (1024 + self.c.beta) / 2048 } else { w };
+        let s = if w <= self.c.low_window { w / 2 } else { w * self.c.beta / 1024 };
+        (s as f64).max(2.0)
+    }
+}
+
+impl CongestionControl for Bic {
+    fn name(&self) -> &'static str {
+        "bic"
+    }
+    fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+    fn ssthresh(&self) -> f64 {
+        self.ssthresh
+    }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.cwnd = cwnd.max(1.0);
+    }
+    fn set_ssthresh(&mut self, ssthresh: f64) {
+        self.ssthresh = ssthresh;
+    }
+    fn on_ack(&mut self, info: &AckInfo) {
+        // Linux's bictcp_acked (in the Open state): delayed_ack += pkts − delayed_ack/16.
+        let pkts = (info.acked_segs.round() as u64).max(1);
+        self.delayed_ack = self.delayed_ack + pkts - (self.delayed_ack >> ACK_RATIO_SHIFT);
+        if self.cwnd < self.ssthresh {
+            self.cwnd = super::reno_increase(self.cwnd, self.ssthresh, info.acked_segs);
+            return;
+        }
+        self.update(info.now);
+        // tcp_cong_avoid_ai(cnt, acked): one segment per cnt acknowledged.
+        let cnt = self.cnt as f64;
+        self.acked += info.acked_segs;
+        if self.acked >= cnt {
+            let inc = (self.acked / cnt).floor();
+            self.cwnd = self.cwnd.floor() + inc;
+            self.acked -= inc * cnt;
+        }
+    }
+    fn on_congestion(&mut self, info: &LossInfo) {
+        self.ssthresh = self.decrease(info.window);
+        self.cwnd = self.ssthresh;
+        self.last_time = None;
+    }
+    fn on_timeout(&mut self, info: &LossInfo) {
+        self.ssthresh = self.decrease(info.window);
+        self.cwnd = 1.0;
+        // bictcp_reset: the search starts afresh.
+        (self.cnt, self.last_max, self.last_cwnd, self.last_time, self.acked) = (0, 0, 0, None, 0.0);
+        self.delayed_ack = 2 << ACK_RATIO_SHIFT;
+    }
+}
+
+impl CcConfig for BicConfig {
+    fn kind(&self) -> &'static str {
+        "bic"
+    }
+    fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
+        Box::new(Bic::new(*self, init))
+    }
+    fn params(&self) -> serde_json::Value {
+        crate::config::params_of(self)
+    }
+}
+
+pub fn parse(obj: Option<&mut Obj>, errs: &mut Errors) -> Option<Arc<dyn CcConfig>> {
+    let mut c = BicConfig::default();
+    if let Some(o) = obj {
+        c.beta = o.int("beta", 1, 1023, errs).unwrap_or(c.beta as i64) as u64;
+        c.max_increment = o.int("max_increment", 1, 1 << 20, errs).unwrap_or(c.max_increment as i64) as u64;
+        c.low_window = o.int("low_window", 0, 1 << 30, errs).unwrap_or(c.low_window as i64) as u64;
+        c.smooth_part = o.int("smooth_part", 1, 1 << 20, errs).unwrap_or(c.smooth_part as i64) as u64;
+        c.fast_convergence = o.boolean("fast_convergence", errs).unwrap_or(c.fast_convergence);
+    }
+    Some(Arc::new(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bic(cwnd: f64, last_max: u64) -> Bic {
+        let mut b = Bic::new(BicConfig::default(), CcInit { initial_cwnd: cwnd, initial_ssthresh: 2.0 });
+        b.last_max = last_max;
+        b
+    }
+
+    #[test]
+    fn increments_by_region() {
+        // Per RTT the increase is cwnd / cnt: Reno below 14, +16 far below last_max, a
+        // quarter of the gap near it, 0.2 at it, then slow and faster max probing.
+        let cases =
+            [(10, 1000, 10), (800, 1000, 50), (960, 1000, 96), (998, 1000, 4990), (1002, 1000, 5010), (1020, 1000, 153), (1100, 1000, 68)];
+        for (cwnd, last_max, cnt) in cases {
+            let b = bic(cwnd as f64, last_max);
+            assert_eq!(b.raw_cnt(cwnd), cnt, "cwnd {cwnd}, last_max {last_max}");
+        }
+        // Before any loss: at least 5 % per RTT; with one ACK per segment delayed_ack is
+        // 2 × 16 initially, so cnt is halved.
+        let mut b = bic(1000.0, 0);
+        b.update(0);
+        assert_eq!(b.cnt, 10);
+    }
+
+    #[test]
+    fn decrease_and_fast_convergence() {
+        let mut b = bic(1000.0, 0);
+        assert_eq!(b.decrease(1000.0), 799.0);
+        assert_eq!(b.last_max, 1000);
+        // A loss below the previous maximum: last_max = cwnd (1 + β) / 2.
+        assert_eq!(b.decrease(900.0), 719.0);
+        assert_eq!(b.last_max, 900 * 1843 / 2048);
+        // Reno at or below low_window.
+        assert_eq!(b.decrease(12.0), 6.0);
+    }
+
+    #[test]
+    fn the_window_climbs_back_to_the_last_maximum_and_slows_there() {
+        let mut b = bic(1000.0, 0);
+        b.on_congestion(&LossInfo { window: 1000.0, ..Default::default() });
+        let (mut rtts, mut now) = (0, 0);
+        let ack = AckInfo { acked_segs: 1.0, ..Default::default() };
+        while b.cwnd() < 999.0 && rtts < 100 {
+            for _ in 0..b.cwnd() as usize {
+                now += SEC / 10_000;
+                b.on_ack(&AckInfo { now, ..ack });
+            }
+            rtts += 1;
+        }
+        // 799 -> 936 at +16 per RTT (about 9 RTTs; the first ACKs measure the ACK ratio),
+        // then a quarter of the gap per RTT: about 20 RTTs in all.
+        assert!((12..=30).contains(&rtts), "{rtts} RTTs");
+        for _ in 0..1000 {
+            now += SEC / 10_000;
+            b.on_ack(&AckInfo { now, ..ack });
+        }
+        assert!(b.cwnd() < 1001.0, "{}", b.cwnd());
+    }
+}
