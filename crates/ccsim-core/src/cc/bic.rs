@@ -123,18 +123,7 @@ impl CongestionControl for Bic {
     fn name(&self) -> &'static str {
         "bic"
     }
-    fn cwnd(&self) -> f64 {
-        self.cwnd
-    }
-    fn ssthresh(&self) -> f64 {
-        self.ssthresh
-    }
-    fn set_cwnd(&mut self, cwnd: f64) {
-        self.cwnd = cwnd.max(1.0);
-    }
-    fn set_ssthresh(&mut self, ssthresh: f64) {
-        self.ssthresh = ssthresh;
-    }
+    super::window_fields!();
     fn on_ack(&mut self, info: &AckInfo) {
         // Linux's bictcp_acked (in the Open state): delayed_ack += pkts − delayed_ack/16.
         let pkts = (info.acked_segs.round() as u64).max(1);

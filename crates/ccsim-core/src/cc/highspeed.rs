@@ -201,18 +201,7 @@ impl CongestionControl for HighSpeed {
     fn name(&self) -> &'static str {
         "highspeed"
     }
-    fn cwnd(&self) -> f64 {
-        self.cwnd
-    }
-    fn ssthresh(&self) -> f64 {
-        self.ssthresh
-    }
-    fn set_cwnd(&mut self, cwnd: f64) {
-        self.cwnd = cwnd.max(1.0);
-    }
-    fn set_ssthresh(&mut self, ssthresh: f64) {
-        self.ssthresh = ssthresh;
-    }
+    super::window_fields!();
     fn on_ack(&mut self, info: &AckInfo) {
         let credit = info.acked_segs;
         if self.cwnd < self.ssthresh {

@@ -8,8 +8,30 @@
 //! own file. A new algorithm is one file in this folder, its tests, and one line in
 //! [`REGISTRY`].
 
+/// The window accessors of a controller that keeps `cwnd` and `ssthresh` fields (segments),
+/// for its `impl CongestionControl` block: `cwnd`, `ssthresh`, `set_cwnd` (at least one
+/// segment) and `set_ssthresh`.
+macro_rules! window_fields {
+    () => {
+        fn cwnd(&self) -> f64 {
+            self.cwnd
+        }
+        fn ssthresh(&self) -> f64 {
+            self.ssthresh
+        }
+        fn set_cwnd(&mut self, cwnd: f64) {
+            self.cwnd = cwnd.max(1.0);
+        }
+        fn set_ssthresh(&mut self, ssthresh: f64) {
+            self.ssthresh = ssthresh;
+        }
+    };
+}
+pub(crate) use window_fields;
+
 pub mod bic;
 pub mod bwe;
+pub mod cubic;
 pub mod highspeed;
 pub mod reno;
 pub mod scalable;
@@ -136,6 +158,7 @@ pub const REGISTRY: &[(&str, CcParser)] = &[
     ("scalable", scalable::parse),
     ("highspeed", highspeed::parse),
     ("bic", bic::parse),
+    ("cubic", cubic::parse),
 ];
 
 /// Reno's window growth for one ACK worth `credit` segments: slow start below ssthresh

@@ -26,18 +26,7 @@ impl CongestionControl for Reno {
     fn name(&self) -> &'static str {
         "reno"
     }
-    fn cwnd(&self) -> f64 {
-        self.cwnd
-    }
-    fn ssthresh(&self) -> f64 {
-        self.ssthresh
-    }
-    fn set_cwnd(&mut self, cwnd: f64) {
-        self.cwnd = cwnd.max(1.0);
-    }
-    fn set_ssthresh(&mut self, ssthresh: f64) {
-        self.ssthresh = ssthresh;
-    }
+    super::window_fields!();
     #[inline]
     fn on_ack(&mut self, info: &AckInfo) {
         self.cwnd = super::reno_increase(self.cwnd, self.ssthresh, info.acked_segs);

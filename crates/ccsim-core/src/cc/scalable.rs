@@ -41,18 +41,7 @@ impl CongestionControl for Scalable {
     fn name(&self) -> &'static str {
         "scalable"
     }
-    fn cwnd(&self) -> f64 {
-        self.cwnd
-    }
-    fn ssthresh(&self) -> f64 {
-        self.ssthresh
-    }
-    fn set_cwnd(&mut self, cwnd: f64) {
-        self.cwnd = cwnd.max(1.0);
-    }
-    fn set_ssthresh(&mut self, ssthresh: f64) {
-        self.ssthresh = ssthresh;
-    }
+    super::window_fields!();
     fn on_ack(&mut self, info: &AckInfo) {
         if self.cwnd < self.ssthresh || self.cwnd < self.c.low_window {
             self.cwnd = super::reno_increase(self.cwnd, self.ssthresh, info.acked_segs);

@@ -84,18 +84,7 @@ impl CongestionControl for Westwood {
     fn name(&self) -> &'static str {
         "westwood"
     }
-    fn cwnd(&self) -> f64 {
-        self.cwnd
-    }
-    fn ssthresh(&self) -> f64 {
-        self.ssthresh
-    }
-    fn set_cwnd(&mut self, cwnd: f64) {
-        self.cwnd = cwnd.max(1.0);
-    }
-    fn set_ssthresh(&mut self, ssthresh: f64) {
-        self.ssthresh = ssthresh;
-    }
+    super::window_fields!();
 
     fn on_packet_sent(&mut self, now: Time, seq: u64, len: u32, _retx: bool) {
         if self.needs_send_times {

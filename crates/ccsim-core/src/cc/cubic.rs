@@ -1,0 +1,301 @@
+//! CUBIC (Ha, Rhee, Xu, "CUBIC: a new TCP-friendly high-speed TCP variant", SIGOPS OSR
+//! 2008), in two versions (`version`):
+//!
+//! - `"rfc9438"` (default): RFC 9438. In congestion avoidance `W(t) = C·(t − K)³ + W_max`,
+//!   `K = ∛((W_max − cwnd_epoch)/C)`, t the time since the epoch started (the first ACK of
+//!   congestion avoidance after a reduction); per acknowledged segment
+//!   `cwnd += (target − cwnd)/cwnd` with `target = W(t + srtt)` clamped to
+//!   `[cwnd, 1.5·cwnd]`; the Reno-friendly estimate `W_est += α·acked/cwnd`,
+//!   `α = 3(1 − β)/(1 + β)` (1 once `W_est ≥ cwnd_prior`), takes over when larger. On a loss
+//!   `ssthresh = cwnd = max(β·W, 2)`, β = 0.7, and `W_max = W`, or `W·(1 + β)/2` below the
+//!   previous `W_max` (fast convergence).
+//! - `"2.1"`: CUBIC v2.1 as Linux 2.6.22–2.6.24 and ns-2.35 carry it (PROTOCOLS.md §11.8):
+//!   β = 819/1024, one segment per `cnt` acknowledged with `cnt = cwnd/(W(t + delay_min) −
+//!   cwnd)` (`100·cwnd` at or above the target), `cnt = 50` before the first loss, above the
+//!   origin at most `max_increment` (16) segments per 100 ms of `delay_min`, and a Reno
+//!   estimate growing one segment per `cwnd·beta_scale/8` ACKs (beta_scale = 23) that caps
+//!   `cnt`; a timeout resets `W_max`. One ACK per segment is assumed (Linux also scales `cnt`
+//!   by its measured packets per ACK).
+//!
+//! No HyStart in either version (slow start is Reno's).
+
+use super::{AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
+use crate::config::{Errors, Obj};
+use crate::units::{to_secs, Time};
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Version {
+    #[serde(rename = "rfc9438")]
+    Rfc9438,
+    #[serde(rename = "2.1")]
+    V21,
+}
+
+/// `cc = "cubic"`, `cc_params = { version = "rfc9438", c = 0.4, beta = 0.7,
+/// fast_convergence = true, tcp_friendliness = true }` (v2.1: beta 819/1024).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct CubicConfig {
+    pub version: Version,
+    pub c: f64,
+    pub beta: f64,
+    pub fast_convergence: bool,
+    pub tcp_friendliness: bool,
+}
+
+impl Default for CubicConfig {
+    fn default() -> Self {
+        CubicConfig { version: Version::Rfc9438, c: 0.4, beta: 0.7, fast_convergence: true, tcp_friendliness: true }
+    }
+}
+
+pub struct Cubic {
+    cwnd: f64,
+    ssthresh: f64,
+    c: CubicConfig,
+    w_max: f64,
+    /// cwnd before the last reduction (RFC 9438 `cwnd_prior`).
+    cwnd_prior: f64,
+    epoch: Option<Time>,
+    k: f64,
+    origin: f64,
+    w_est: f64,
+    /// v2.1: acknowledged segments towards the next increment, the Reno estimate's ACK count.
+    acked: f64,
+    ack_cnt: f64,
+    loss_seen: bool,
+}
+
+impl Cubic {
+    pub fn new(c: CubicConfig, init: CcInit) -> Self {
+        Cubic {
+            cwnd: init.initial_cwnd,
+            ssthresh: init.initial_ssthresh,
+            c,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            epoch: None,
+            k: 0.0,
+            origin: 0.0,
+            w_est: 0.0,
+            acked: 0.0,
+            ack_cnt: 0.0,
+            loss_seen: false,
+        }
+    }
+
+    /// The cubic window `t` seconds after the epoch started.
+    pub fn w(&self, t: f64) -> f64 {
+        self.c.c * (t - self.k).powi(3) + self.origin
+    }
+
+    fn start_epoch(&mut self, now: Time) {
+        self.epoch = Some(now);
+        if self.cwnd < self.w_max {
+            self.k = libm::cbrt((self.w_max - self.cwnd) / self.c.c);
+            self.origin = self.w_max;
+        } else {
+            self.k = 0.0;
+            self.origin = self.cwnd;
+        }
+        self.w_est = self.cwnd;
+        self.ack_cnt = 0.0;
+    }
+
+    fn reduce(&mut self, window: f64) -> f64 {
+        self.w_max = if self.c.fast_convergence && window < self.w_max { window * (1.0 + self.c.beta) / 2.0 } else { window };
+        self.cwnd_prior = window;
+        self.epoch = None;
+        self.loss_seen = true;
+        (window * self.c.beta).max(2.0)
+    }
+
+    fn avoid_rfc(&mut self, info: &AckInfo, t: f64) {
+        let rtt = to_secs(info.srtt.max(info.min_rtt));
+        let target = self.w(t + rtt).clamp(self.cwnd, 1.5 * self.cwnd);
+        let credit = info.acked_segs;
+        if self.c.tcp_friendliness {
+            let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { 3.0 * (1.0 - self.c.beta) / (1.0 + self.c.beta) };
+            self.w_est += alpha * credit / self.cwnd;
+        }
+        self.cwnd += credit * (target - self.cwnd) / self.cwnd;
+        if self.c.tcp_friendliness && self.w(t) < self.w_est && self.w_est > self.cwnd {
+            self.cwnd = self.w_est;
+        }
+    }
+
+    fn avoid_v21(&mut self, info: &AckInfo, t: f64) {
+        let delay_min = to_secs(info.min_rtt);
+        let cwnd = self.cwnd.floor();
+        let target = self.w(t + delay_min);
+        let mut cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100.0 * cwnd };
+        if delay_min > 0.0 && t >= self.k {
+            // Above the origin, at most max_increment (16) segments per 100 ms.
+            cnt = cnt.max(cwnd * 0.1 / (16.0 * delay_min));
+        }
+        if !self.loss_seen {
+            cnt = 50.0; // "slow start and low utilization"
+        }
+        if self.c.tcp_friendliness {
+            self.ack_cnt += info.acked_segs;
+            let delta = (cwnd * 23.0 / 8.0).floor().max(1.0);
+            while self.ack_cnt > delta {
+                self.ack_cnt -= delta;
+                self.w_est += 1.0;
+            }
+            if self.w_est > cwnd {
+                cnt = cnt.min(cwnd / (self.w_est - cwnd));
+            }
+        }
+        let cnt = cnt.max(1.0);
+        self.acked += info.acked_segs;
+        if self.acked >= cnt {
+            let inc = (self.acked / cnt).floor();
+            self.cwnd = cwnd + inc;
+            self.acked -= inc * cnt;
+        }
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+    super::window_fields!();
+    fn on_ack(&mut self, info: &AckInfo) {
+        if self.cwnd < self.ssthresh {
+            self.cwnd = super::reno_increase(self.cwnd, self.ssthresh, info.acked_segs);
+            return;
+        }
+        if self.epoch.is_none() {
+            self.start_epoch(info.now);
+        }
+        let t = to_secs(info.now - self.epoch.unwrap_or(info.now));
+        match self.c.version {
+            Version::Rfc9438 => self.avoid_rfc(info, t),
+            Version::V21 => self.avoid_v21(info, t),
+        }
+    }
+    fn on_congestion(&mut self, info: &LossInfo) {
+        self.ssthresh = self.reduce(info.window);
+        self.cwnd = self.ssthresh;
+    }
+    fn on_timeout(&mut self, info: &LossInfo) {
+        self.ssthresh = self.reduce(info.window);
+        self.cwnd = 1.0;
+        if self.c.version == Version::V21 {
+            // Linux's bictcp_reset in TCP_CA_Loss.
+            (self.w_max, self.loss_seen) = (0.0, false);
+        }
+    }
+    fn probe_names(&self) -> &'static [&'static str] {
+        &["w_max"]
+    }
+    fn probe(&self, out: &mut Vec<f64>) {
+        out.push(self.w_max);
+    }
+}
+
+impl CcConfig for CubicConfig {
+    fn kind(&self) -> &'static str {
+        "cubic"
+    }
+    fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
+        Box::new(Cubic::new(*self, init))
+    }
+    fn params(&self) -> serde_json::Value {
+        crate::config::params_of(self)
+    }
+}
+
+pub fn parse(obj: Option<&mut Obj>, errs: &mut Errors) -> Option<Arc<dyn CcConfig>> {
+    let mut c = CubicConfig::default();
+    if let Some(o) = obj {
+        let version = o.choice("version", &["rfc9438", "2.1"], Some("rfc9438"), errs);
+        if version == Some("2.1") {
+            c.version = Version::V21;
+            c.beta = 819.0 / 1024.0;
+        }
+        c.c = o.float("c", 1e-6, 1e3, errs).unwrap_or(c.c);
+        c.beta = o.float("beta", 0.01, 0.99, errs).unwrap_or(c.beta);
+        c.fast_convergence = o.boolean("fast_convergence", errs).unwrap_or(c.fast_convergence);
+        c.tcp_friendliness = o.boolean("tcp_friendliness", errs).unwrap_or(c.tcp_friendliness);
+        version?;
+    }
+    Some(Arc::new(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::{MS, SEC};
+
+    /// A loss at `w`, then ACKs one RTT (100 ms) apart per window: the window at each RTT.
+    fn after_loss(cfg: CubicConfig, w: f64, rtts: usize) -> Vec<f64> {
+        let mut c = cfg.build(CcInit { initial_cwnd: w, initial_ssthresh: 2.0 });
+        c.on_congestion(&LossInfo { window: w, ..Default::default() });
+        let (mut now, mut out) = (0, Vec::new());
+        for _ in 0..rtts {
+            let n = c.cwnd() as u64;
+            for i in 0..n {
+                let info =
+                    AckInfo { now: now + 100 * MS * i / n, acked_segs: 1.0, srtt: 100 * MS, min_rtt: 100 * MS, ..Default::default() };
+                c.on_ack(&info);
+            }
+            now += 100 * MS;
+            out.push(c.cwnd());
+        }
+        out
+    }
+
+    #[test]
+    fn the_window_follows_the_cubic_function_between_losses() {
+        // W_max = 1000, β = 0.7, C = 0.4: K = ∛(300/0.4) = 9.09 s.
+        let cfg = CubicConfig { tcp_friendliness: false, ..Default::default() };
+        let w = after_loss(cfg, 1000.0, 150);
+        let k = (300.0f64 / 0.4).cbrt();
+        let cubic = |t: f64| 0.4 * (t - k).powi(3) + 1000.0;
+        // The window at the end of RTT i targets W(t + RTT): compare with W one RTT ahead.
+        for (i, &got) in w.iter().enumerate().step_by(10) {
+            let t = (i + 1) as f64 * 0.1;
+            let want = cubic(t + 0.1).clamp(700.0, f64::MAX);
+            assert!((got / want - 1.0).abs() < 0.03, "RTT {i}: {got:.1} vs {want:.1}");
+        }
+        // Concave up to W_max near K, convex beyond.
+        let at_k = w[(k * 10.0) as usize];
+        assert!((at_k / 1000.0 - 1.0).abs() < 0.01, "{at_k}");
+        assert!(w[149] > 1080.0, "{}", w[149]);
+    }
+
+    #[test]
+    fn reno_friendly_region_at_small_windows() {
+        // W_max = 20 at 100 ms: the cubic curve barely moves in 2 s, the Reno estimate leads:
+        // α = 0.53 segment per RTT from 14 to cwnd_prior = 20 (11.3 RTTs), then 1 per RTT.
+        let w = after_loss(CubicConfig::default(), 20.0, 20);
+        let off = after_loss(CubicConfig { tcp_friendliness: false, ..Default::default() }, 20.0, 20);
+        assert!(w[19] > off[19] + 3.0, "{} vs {}", w[19], off[19]);
+        let want = 20.0 + (20.0 - 6.0 / 0.5294);
+        assert!((w[19] - want).abs() < 1.5, "{} vs {want}", w[19]);
+    }
+
+    #[test]
+    fn v21_reduces_to_0_8_and_is_capped_before_the_first_loss() {
+        let cfg = CubicConfig { version: Version::V21, beta: 819.0 / 1024.0, ..Default::default() };
+        let mut c = cfg.build(CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0 });
+        // Before any loss, cnt = 50: 1000 ACKs over one RTT add 20 segments.
+        for i in 0..1000 {
+            c.on_ack(&AckInfo { now: SEC + i * 100_000, acked_segs: 1.0, min_rtt: 100 * MS, ..Default::default() });
+        }
+        assert!((c.cwnd() - 1020.0).abs() <= 1.0, "{}", c.cwnd());
+        c.on_congestion(&LossInfo { window: 1000.0, ..Default::default() });
+        assert_eq!(c.cwnd(), 1000.0 * 819.0 / 1024.0);
+    }
+
+    #[test]
+    fn fast_convergence_lowers_w_max() {
+        let mut c = Cubic::new(CubicConfig::default(), CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0 });
+        c.w_max = 1000.0;
+        assert_eq!(c.reduce(800.0), 800.0 * 0.7);
+        assert_eq!(c.w_max, 800.0 * 1.7 / 2.0);
+    }
+}
