@@ -18,6 +18,13 @@
 //! convergence), else `cwnd`; `ssthresh = cwnd·β` (β = 819/1024), Reno's halving at or
 //! below `low_window`. A timeout resets the search (Linux's `bictcp_reset` in `TCP_CA_Loss`).
 //! Windows are whole segments, as Linux's.
+//!
+//! `version = "2.6.22"` is the module of Linux 2.6.22 that ns-2.35 carries (and Paper E's
+//! era): slow start while `cwnd ≤ ssthresh`, the 5 %-per-RTT floor until the first loss
+//! (`loss_cwnd == 0`, where the current module keys it on `last_max == 0`), and one
+//! increment per `cnt + 1` acknowledgements. Neither version checks that the flow is
+//! window-limited (Linux's `tcp_is_cwnd_limited`): a flow held by the receiver's window
+//! keeps growing cwnd here.
 
 use super::{AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
 use crate::config::{Errors, Obj};
@@ -31,6 +38,8 @@ const ACK_RATIO_SHIFT: u32 = 4;
 /// smooth_part = 20, fast_convergence = true }` (β in 1/1024).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct BicConfig {
+    /// `current` or `2.6.22` (Linux 2.6.22 / ns-2.35).
+    pub version: &'static str,
     pub beta: u64,
     pub max_increment: u64,
     pub low_window: u64,
@@ -40,7 +49,7 @@ pub struct BicConfig {
 
 impl Default for BicConfig {
     fn default() -> Self {
-        BicConfig { beta: 819, max_increment: 16, low_window: 14, smooth_part: 20, fast_convergence: true }
+        BicConfig { version: "current", beta: 819, max_increment: 16, low_window: 14, smooth_part: 20, fast_convergence: true }
     }
 }
 
@@ -52,6 +61,8 @@ pub struct Bic {
     last_max: u64,
     last_cwnd: u64,
     last_time: Option<Time>,
+    /// The window at the last loss (0: none since the start or the last timeout).
+    loss_cwnd: u64,
     /// Packets per ACK ×16 (an EWMA with gain 1/16).
     delayed_ack: u64,
     /// Acknowledged segments towards the next increment (Linux `snd_cwnd_cnt`).
@@ -68,6 +79,7 @@ impl Bic {
             last_max: 0,
             last_cwnd: 0,
             last_time: None,
+            loss_cwnd: 0,
             delayed_ack: 2 << ACK_RATIO_SHIFT,
             acked: 0.0,
         }
@@ -82,7 +94,8 @@ impl Bic {
         self.last_cwnd = cwnd;
         self.last_time = Some(now);
         self.cnt = self.raw_cnt(cwnd);
-        if self.last_max == 0 && self.cnt > 20 {
+        let no_loss = if self.c.version == "2.6.22" { self.loss_cwnd == 0 } else { self.last_max == 0 };
+        if no_loss && self.cnt > 20 {
             self.cnt = 20; // at least 5 % per RTT before the first loss
         }
         self.cnt = ((self.cnt << ACK_RATIO_SHIFT) / self.delayed_ack.max(1)).max(1);
@@ -114,6 +127,7 @@ impl Bic {
     fn decrease(&mut self, window: f64) -> f64 {
         let w = window as u64;
         self.last_max = if w < self.last_max && self.c.fast_convergence { w * (1024 + self.c.beta) / 2048 } else { w };
+        self.loss_cwnd = w;
         let s = if w <= self.c.low_window { w / 2 } else { w * self.c.beta / 1024 };
         (s as f64).max(2.0)
     }
@@ -128,13 +142,16 @@ impl CongestionControl for Bic {
         // Linux's bictcp_acked (in the Open state): delayed_ack += pkts − delayed_ack/16.
         let pkts = (info.acked_segs.round() as u64).max(1);
         self.delayed_ack = self.delayed_ack + pkts - (self.delayed_ack >> ACK_RATIO_SHIFT);
-        if self.cwnd < self.ssthresh {
-            self.cwnd = super::reno_increase(self.cwnd, self.ssthresh, info.acked_segs);
+        let old = self.c.version == "2.6.22";
+        // Slow start while cwnd < ssthresh (2.6.22: cwnd <= ssthresh, one step further).
+        let ss = if old { self.ssthresh + 1.0 } else { self.ssthresh };
+        if self.cwnd < ss {
+            self.cwnd = super::reno_increase(self.cwnd, ss, info.acked_segs);
             return;
         }
         self.update(info.now);
-        // tcp_cong_avoid_ai(cnt, acked): one segment per cnt acknowledged.
-        let cnt = self.cnt as f64;
+        // tcp_cong_avoid_ai(cnt, acked): one segment per cnt acknowledged (2.6.22: per cnt + 1).
+        let cnt = if old { (self.cnt + 1) as f64 } else { self.cnt as f64 };
         self.acked += info.acked_segs;
         if self.acked >= cnt {
             let inc = (self.acked / cnt).floor();
@@ -151,7 +168,7 @@ impl CongestionControl for Bic {
         self.ssthresh = self.decrease(info.window);
         self.cwnd = 1.0;
         // bictcp_reset: the search starts afresh.
-        (self.cnt, self.last_max, self.last_cwnd, self.last_time, self.acked) = (0, 0, 0, None, 0.0);
+        (self.cnt, self.last_max, self.last_cwnd, self.last_time, self.acked, self.loss_cwnd) = (0, 0, 0, None, 0.0, 0);
         self.delayed_ack = 2 << ACK_RATIO_SHIFT;
     }
 }
@@ -171,11 +188,13 @@ impl CcConfig for BicConfig {
 pub fn parse(obj: Option<&mut Obj>, errs: &mut Errors) -> Option<Arc<dyn CcConfig>> {
     let mut c = BicConfig::default();
     if let Some(o) = obj {
+        let version = o.choice("version", &["current", "2.6.22"], Some("current"), errs);
         c.beta = o.int("beta", 1, 1023, errs).unwrap_or(c.beta as i64) as u64;
         c.max_increment = o.int("max_increment", 1, 1 << 20, errs).unwrap_or(c.max_increment as i64) as u64;
         c.low_window = o.int("low_window", 0, 1 << 30, errs).unwrap_or(c.low_window as i64) as u64;
         c.smooth_part = o.int("smooth_part", 1, 1 << 20, errs).unwrap_or(c.smooth_part as i64) as u64;
         c.fast_convergence = o.boolean("fast_convergence", errs).unwrap_or(c.fast_convergence);
+        c.version = if version? == "2.6.22" { "2.6.22" } else { "current" };
     }
     Some(Arc::new(c))
 }
@@ -205,6 +224,35 @@ mod tests {
         let mut b = bic(1000.0, 0);
         b.update(0);
         assert_eq!(b.cnt, 10);
+    }
+
+    #[test]
+    fn version_2_6_22_increments_per_cnt_plus_one_and_floors_until_a_loss() {
+        let cfg = BicConfig { version: "2.6.22", ..Default::default() };
+        let ack = |now| AckInfo { now, acked_segs: 1.0, ..Default::default() };
+        // Before a loss, cnt = 20 scaled by the initial ACK ratio (2): 10, so 11 ACKs per
+        // increment; the current module adds one per 10.
+        let mut old = Bic::new(cfg, CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0 });
+        let mut new = Bic::new(BicConfig::default(), CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0 });
+        for _ in 0..11 {
+            old.on_ack(&ack(0));
+            new.on_ack(&ack(0));
+        }
+        assert_eq!((old.cwnd(), new.cwnd()), (1001.0, 1001.0));
+        assert_eq!(old.acked, 0.0);
+        assert_eq!(new.acked, 1.0);
+        // After a timeout the floor returns in 2.6.22 (loss_cwnd = 0) as in current (last_max = 0).
+        old.on_congestion(&LossInfo { window: 1000.0, ..Default::default() });
+        assert_eq!(old.loss_cwnd, 1000);
+        old.on_timeout(&LossInfo { window: 799.0, ..Default::default() });
+        assert_eq!(old.loss_cwnd, 0);
+        // Slow start at cwnd == ssthresh in 2.6.22 only.
+        let mut a = Bic::new(cfg, CcInit { initial_cwnd: 10.0, initial_ssthresh: 10.0 });
+        let mut b = Bic::new(BicConfig::default(), CcInit { initial_cwnd: 10.0, initial_ssthresh: 10.0 });
+        a.on_ack(&ack(0));
+        b.on_ack(&ack(0));
+        assert_eq!(a.cwnd(), 11.0);
+        assert!(b.cwnd() < 11.0);
     }
 
     #[test]
