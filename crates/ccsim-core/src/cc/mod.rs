@@ -81,7 +81,8 @@ pub struct LossInfo {
     pub min_rtt: Time,
     pub srtt: Time,
     /// ns-2's `slowdown`: a halved cwnd is `W/2` (at least 1 segment), without RFC 5681's
-    /// floor of 2 (ssthresh keeps it). Controllers that halve honour it.
+    /// floor of 2 (ssthresh keeps it). Reno honours it; the other controllers apply their
+    /// own decrease rules.
     pub ns2_halving: bool,
 }
 

@@ -73,11 +73,15 @@ pub struct Red {
     rng: SimRng,
     ns2_rng: Option<Box<Mrg32k3a>>,
     last_p: f64,
+    /// ns-2's coefficients of `p_b`: `(v_a·avg + v_b)·max_p`, gentle `v_c·avg + v_d`.
+    v: [f64; 4],
 }
 
 impl Red {
     pub fn new(p: RedParams, rng: SimRng) -> Self {
         let ns2_rng = p.ns2_rng_skip.map(|k| Box::new(Mrg32k3a::ns2_default(k)));
+        let span = p.max_th - p.min_th;
+        let v = [1.0 / span, -p.min_th / span, (1.0 - p.max_p) / p.max_th, 2.0 * p.max_p - 1.0];
         Red {
             fifo: Fifo::with_capacity(reserve_for(p.limit)),
             p,
@@ -88,6 +92,7 @@ impl Red {
             rng,
             ns2_rng,
             last_p: 0.0,
+            v,
         }
     }
 
@@ -100,14 +105,14 @@ impl Red {
     pub fn p_b(&self, avg: f64) -> f64 {
         let p = &self.p;
         // ns-2's calculate_p_new, in its arithmetic.
+        let [v_a, v_b, v_c, v_d] = self.v;
         let v = if avg >= p.max_th {
             if p.gentle {
-                (1.0 - p.max_p) / p.max_th * avg + (2.0 * p.max_p - 1.0)
+                v_c * avg + v_d
             } else {
                 1.0
             }
         } else {
-            let (v_a, v_b) = (1.0 / (p.max_th - p.min_th), -p.min_th / (p.max_th - p.min_th));
             (v_a * avg + v_b) * p.max_p
         };
         v.clamp(0.0, 1.0)
@@ -209,7 +214,7 @@ impl Queue for Red {
         if self.fifo.is_empty() && self.idle_since.is_none() {
             // Idle once the packet now leaving has been sent (an arrival before then finds
             // the link busy: no decay).
-            let tx = id.map(|i| pool.get(i).size as u64 * 8 * 1_000_000_000 / self.p.rate_bps.max(1)).unwrap_or(0);
+            let tx = id.map(|i| crate::units::serialization(pool.get(i).size, self.p.rate_bps.max(1), &mut 0)).unwrap_or(0);
             self.idle_since = Some(now + tx);
         }
         id

@@ -308,18 +308,10 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     if let Some(v) = initial_ssthresh {
         c.initial_ssthresh = v;
     }
-    if let Some(v) = o.boolean("delayed_ack", errs) {
-        c.delayed_ack = v;
-    }
-    if let Some(v) = o.boolean("rfc2581_immediate_ack", errs) {
-        c.rfc2581_immediate_ack = v;
-    }
-    if let Some(v) = o.boolean("syn_immediate_ack", errs) {
-        c.syn_immediate_ack = v;
-    }
-    if let Some(v) = o.boolean("delack_duplicates", errs) {
-        c.delack_duplicates = v;
-    }
+    read_bool(o, "delayed_ack", &mut c.delayed_ack, errs);
+    read_bool(o, "rfc2581_immediate_ack", &mut c.rfc2581_immediate_ack, errs);
+    read_bool(o, "syn_immediate_ack", &mut c.syn_immediate_ack, errs);
+    read_bool(o, "delack_duplicates", &mut c.delack_duplicates, errs);
     if let Some(v) = o.int("delack_count", 1, 64, errs) {
         c.delack_count = v as u32;
     }
@@ -354,82 +346,48 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     if c.max_rto == 0 {
         errs.add(o.at("max_rto"), "must be greater than 0");
     }
-    if let Some(v) = o.boolean("timestamps", errs) {
-        c.timestamps = v;
-    }
+    read_bool(o, "timestamps", &mut c.timestamps, errs);
     if let Some(v) = o.int("max_sack_blocks", 1, 4, errs) {
         c.max_sack_blocks = v as u8;
     }
     if let Some(v) = o.int("dupthresh", 1, 1000, errs) {
         c.dupthresh = v as u32;
     }
-    if let Some(v) = o.boolean("abc", errs) {
-        c.abc = v;
-    }
+    read_bool(o, "abc", &mut c.abc, errs);
     if let Some(v) = o.time("overhead", errs) {
         c.overhead = v;
     }
     let prr = o.boolean("prr", errs);
-    if let Some(v) = o.boolean("handshake", errs) {
-        c.handshake = v;
-    }
-    if let Some(v) = o.boolean("headers", errs) {
-        c.data_headers = v;
-    }
-    if let Some(v) = o.boolean("integer_ssthresh", errs) {
-        c.integer_ssthresh = v;
-    }
-    if let Some(v) = o.boolean("exit_ack_grows", errs) {
-        c.exit_ack_grows = v;
-    }
+    read_bool(o, "handshake", &mut c.handshake, errs);
+    read_bool(o, "headers", &mut c.data_headers, errs);
+    read_bool(o, "integer_ssthresh", &mut c.integer_ssthresh, errs);
+    read_bool(o, "exit_ack_grows", &mut c.exit_ack_grows, errs);
     if let Some(v) = o.time("boot_time", errs) {
         c.boot_time = Some(v);
     }
-    if let Some(v) = o.boolean("bug_fix", errs) {
-        c.bug_fix = v;
-    }
+    read_bool(o, "bug_fix", &mut c.bug_fix, errs);
     if let Some(v) = o.float("max_cwnd", 0.0, 1e9, errs) {
         c.max_cwnd = v;
     }
-    if let Some(v) = o.boolean("limited_transmit", errs) {
-        c.limited_transmit = v;
-    }
-    if let Some(v) = o.boolean("precision_reduce", errs) {
-        c.precision_reduce = v;
-    }
-    if o.has("halving") {
-        c.ns2_halving = o.choice("halving", &["rfc", "ns2"], None, errs) == Some("ns2");
-    }
-    if let Some(v) = o.boolean("partial_window_deflation", errs) {
-        c.partial_window_deflation = v;
-    }
-    if o.has("partial_ack_timer") {
-        c.partial_ack_timer_every = o.choice("partial_ack_timer", &["first", "every"], None, errs) == Some("every");
-    }
-    if let Some(v) = o.boolean("exit_recovery_fix", errs) {
-        c.exit_recovery_fix = v;
-    }
+    read_bool(o, "limited_transmit", &mut c.limited_transmit, errs);
+    read_bool(o, "precision_reduce", &mut c.precision_reduce, errs);
+    read_flag(o, "halving", ["rfc", "ns2"], &mut c.ns2_halving, errs);
+    read_bool(o, "partial_window_deflation", &mut c.partial_window_deflation, errs);
+    read_flag(o, "partial_ack_timer", ["first", "every"], &mut c.partial_ack_timer_every, errs);
+    read_bool(o, "exit_recovery_fix", &mut c.exit_recovery_fix, errs);
     if let Some(v) = o.int("recovery_max_burst", 0, 1_000_000, errs) {
         c.recovery_max_burst = v as u32;
     }
-    if let Some(v) = o.boolean("less_careful", errs) {
-        c.less_careful = v;
-    }
+    read_bool(o, "less_careful", &mut c.less_careful, errs);
     if let Some(v) = o.int("max_burst", 0, 1_000_000, errs) {
         c.max_burst = v as u32;
     }
     if let Some(v) = o.int("sack_option_base", 0, 40, errs) {
         c.sack_option_base = v as u32;
     }
-    if o.has("sack_blocks") {
-        c.ns2_sack_blocks = o.choice("sack_blocks", &["recent", "ns2"], None, errs) == Some("ns2");
-    }
-    if o.has("rto_clamp") {
-        c.rto_clamp_after_backoff = o.choice("rto_clamp", &["before_backoff", "after_backoff"], None, errs) == Some("after_backoff");
-    }
-    if o.has("rto_backoff_reset") {
-        c.backoff_reset_on_ack = o.choice("rto_backoff_reset", &["rtt_sample", "new_ack"], None, errs) == Some("new_ack");
-    }
+    read_flag(o, "sack_blocks", ["recent", "ns2"], &mut c.ns2_sack_blocks, errs);
+    read_flag(o, "rto_clamp", ["before_backoff", "after_backoff"], &mut c.rto_clamp_after_backoff, errs);
+    read_flag(o, "rto_backoff_reset", ["rtt_sample", "new_ack"], &mut c.backoff_reset_on_ack, errs);
     if o.has("bytes") {
         let v = o.get("bytes").unwrap();
         let b = match v {
@@ -471,6 +429,10 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     if matches!(c.recovery, Recovery::Tahoe | Recovery::Sack1) {
         c.prr = false;
     }
+    if c.recovery == Recovery::Sack1 {
+        // ns-2's Sack1 ends recovery with `newack`, which does not open the window.
+        c.exit_ack_grows = false;
+    }
     if let Some(w) = window {
         c.window_bytes = (w * c.mss as f64).round() as u64;
     }
@@ -497,6 +459,22 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
         None => parser(None, errs),
     }?;
     Some(Arc::new(TcpFlow { cfg: Arc::new(c) }))
+}
+
+/// Sets `field` from the boolean `key` when the scenario gives it.
+fn read_bool(o: &mut Obj, key: &'static str, field: &mut bool, errs: &mut Errors) {
+    if let Some(v) = o.boolean(key, errs) {
+        *field = v;
+    }
+}
+
+/// A two-valued choice `[off, on]` read into a flag when the scenario gives it.
+fn read_flag(o: &mut Obj, key: &'static str, values: [&'static str; 2], field: &mut bool, errs: &mut Errors) {
+    if o.has(key) {
+        if let Some(v) = o.choice(key, &values, None, errs) {
+            *field = v == values[1];
+        }
+    }
 }
 
 /// The `tcp` flow kind: one shared [`TcpConfig`] for every flow of a `[[flows]]` entry.

@@ -135,14 +135,7 @@ impl TcpSender {
         if self.cfg.bug_fix && (self.snd_una < self.recover || at_recover) {
             return;
         }
-        self.stats.episode_start(ctx.now);
-        let info = self.loss_info(ctx.now);
-        self.cc.on_congestion(&info);
-        self.round_ssthresh();
-        if !self.cfg.precision_reduce {
-            // ns-2 `precisionReduce_ false`: cwnd = (int)(window() / 2).
-            self.cc.set_cwnd(self.cc.cwnd().floor());
-        }
+        self.reduce_window(ctx);
         self.recover = self.snd_max;
         self.timed = None;
         match self.cfg.recovery {
@@ -189,6 +182,19 @@ impl TcpSender {
                 self.arm_rto(ctx);
                 self.sack_send(ctx, None);
             }
+        }
+    }
+
+    /// A loss episode starts: the controller sets ssthresh and cwnd from the window, with
+    /// ns-2's integer ssthresh and (`precisionReduce_ false`) integer cwnd.
+    pub(super) fn reduce_window(&mut self, ctx: &mut Ctx) {
+        self.stats.episode_start(ctx.now);
+        let info = self.loss_info(ctx.now);
+        self.cc.on_congestion(&info);
+        self.round_ssthresh();
+        if !self.cfg.precision_reduce {
+            // ns-2 `precisionReduce_ false`: cwnd = (int)(window() / 2).
+            self.cc.set_cwnd(self.cc.cwnd().floor());
         }
     }
 

@@ -103,19 +103,13 @@ impl TcpSender {
             return;
         }
         let mss = self.mss();
-        self.stats.episode_start(ctx.now);
         self.recover = self.snd_max;
         self.s1.pipe = (self.snd_max - self.snd_una).div_ceil(mss) as i64 - self.cfg.dupthresh as i64;
         self.timed = None;
         self.arm_rto(ctx);
         self.in_recovery = true;
         self.s1.h_seq = self.snd_una + mss;
-        let info = self.loss_info(ctx.now);
-        self.cc.on_congestion(&info);
-        self.round_ssthresh();
-        if !self.cfg.precision_reduce {
-            self.cc.set_cwnd(self.cc.cwnd().floor());
-        }
+        self.reduce_window(ctx);
         self.retransmit_una(ctx);
     }
 

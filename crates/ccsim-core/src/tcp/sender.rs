@@ -359,7 +359,7 @@ impl TcpSender {
                 }
                 self.dupwnd = 0.0;
                 self.cc.on_recovery_end(ctx.now);
-                if self.cfg.exit_ack_grows && !self.cfg.prr && self.cfg.recovery != Recovery::Sack1 {
+                if self.cfg.exit_ack_grows && !self.cfg.prr {
                     info.acked_bytes = acked;
                     info.acked_segs = if self.cfg.abc { acked as f64 / self.mss() as f64 } else { 1.0 };
                     self.grow(info);
