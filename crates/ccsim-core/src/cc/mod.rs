@@ -32,6 +32,7 @@ pub(crate) use window_fields;
 pub mod bic;
 pub mod bwe;
 pub mod cubic;
+pub mod eimd;
 pub mod highspeed;
 pub mod reno;
 pub mod scalable;
@@ -160,6 +161,7 @@ pub const REGISTRY: &[(&str, CcParser)] = &[
     ("highspeed", highspeed::parse),
     ("bic", bic::parse),
     ("cubic", cubic::parse),
+    ("eimd", eimd::parse),
 ];
 
 /// Reno's window growth for one ACK worth `credit` segments: slow start below ssthresh
