@@ -17,8 +17,10 @@
 //!   `cnt`; a timeout resets `W_max`. One ACK per segment is assumed (Linux also scales `cnt`
 //!   by its measured packets per ACK).
 //!
-//! No HyStart in either version (slow start is Reno's).
+//! Slow start is Reno's; with `hystart = true` (the RFC 9438 default, as current Linux) HyStart
+//! ends it early (`ssthresh = cwnd`, see `hystart.rs`); v2.1 has no HyStart.
 
+use super::hystart::{HyStart, HyStartConfig};
 use super::{AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
 use crate::config::{Errors, Obj};
 use crate::units::{to_secs, Time};
@@ -33,7 +35,8 @@ pub enum Version {
 }
 
 /// `cc = "cubic"`, `cc_params = { version = "rfc9438", c = 0.4, beta = 0.7,
-/// fast_convergence = true, tcp_friendliness = true }` (v2.1: beta 819/1024).
+/// fast_convergence = true, tcp_friendliness = true, hystart = true }` (v2.1: beta 819/1024,
+/// no HyStart).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct CubicConfig {
     pub version: Version,
@@ -41,11 +44,21 @@ pub struct CubicConfig {
     pub beta: f64,
     pub fast_convergence: bool,
     pub tcp_friendliness: bool,
+    pub hystart: bool,
+    pub hystart_params: HyStartConfig,
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig { version: Version::Rfc9438, c: 0.4, beta: 0.7, fast_convergence: true, tcp_friendliness: true }
+        CubicConfig {
+            version: Version::Rfc9438,
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            tcp_friendliness: true,
+            hystart: true,
+            hystart_params: HyStartConfig::default(),
+        }
     }
 }
 
@@ -64,6 +77,7 @@ pub struct Cubic {
     acked: f64,
     ack_cnt: f64,
     loss_seen: bool,
+    hystart: Option<HyStart>,
 }
 
 impl Cubic {
@@ -81,6 +95,7 @@ impl Cubic {
             acked: 0.0,
             ack_cnt: 0.0,
             loss_seen: false,
+            hystart: c.hystart.then(|| HyStart::new(c.hystart_params)),
         }
     }
 
@@ -107,6 +122,9 @@ impl Cubic {
         self.cwnd_prior = window;
         self.epoch = None;
         self.loss_seen = true;
+        if let Some(h) = &mut self.hystart {
+            h.reset();
+        }
         (window * self.c.beta).max(2.0)
     }
 
@@ -164,6 +182,11 @@ impl CongestionControl for Cubic {
     super::window_fields!();
     fn on_ack(&mut self, info: &AckInfo) {
         if self.cwnd < self.ssthresh {
+            if let Some(h) = &mut self.hystart {
+                if h.on_ack(info, self.cwnd).is_some() {
+                    self.ssthresh = self.cwnd;
+                }
+            }
             self.cwnd = super::reno_increase(self.cwnd, self.ssthresh, info.acked_segs);
             return;
         }
@@ -186,6 +209,22 @@ impl CongestionControl for Cubic {
         if self.c.version == Version::V21 {
             // Linux's bictcp_reset in TCP_CA_Loss.
             (self.w_max, self.loss_seen) = (0.0, false);
+        }
+    }
+    fn on_packet_sent(&mut self, _now: Time, seq: u64, len: u32, _retransmission: bool) {
+        if let Some(h) = &mut self.hystart {
+            h.on_sent(seq, len);
+        }
+    }
+    fn summary(&self) -> Vec<(&'static str, f64)> {
+        match &self.hystart {
+            Some(h) => vec![("hystart_ack_train", h.exits[0] as f64), ("hystart_delay", h.exits[1] as f64)],
+            None => Vec::new(),
+        }
+    }
+    fn restart_counters(&mut self) {
+        if let Some(h) = &mut self.hystart {
+            h.exits = [0; 2];
         }
     }
     fn probe_names(&self) -> &'static [&'static str] {
@@ -215,11 +254,17 @@ pub fn parse(obj: Option<&mut Obj>, errs: &mut Errors) -> Option<Arc<dyn CcConfi
         if version == Some("2.1") {
             c.version = Version::V21;
             c.beta = 819.0 / 1024.0;
+            c.hystart = false;
         }
         c.c = o.float("c", 1e-6, 1e3, errs).unwrap_or(c.c);
         c.beta = o.float("beta", 0.01, 0.99, errs).unwrap_or(c.beta);
         c.fast_convergence = o.boolean("fast_convergence", errs).unwrap_or(c.fast_convergence);
         c.tcp_friendliness = o.boolean("tcp_friendliness", errs).unwrap_or(c.tcp_friendliness);
+        c.hystart = o.boolean("hystart", errs).unwrap_or(c.hystart);
+        let h = &mut c.hystart_params;
+        h.low_window = o.float("hystart_low_window", 2.0, 1e9, errs).unwrap_or(h.low_window);
+        h.ack_delta = o.float("hystart_ack_delta", 0.0, 1.0, errs).unwrap_or(h.ack_delta);
+        h.ack_delay = o.float("hystart_ack_delay", 0.0, 1.0, errs).unwrap_or(h.ack_delay);
         version?;
     }
     Some(Arc::new(c))
@@ -297,5 +342,32 @@ mod tests {
         c.w_max = 1000.0;
         assert_eq!(c.reduce(800.0), 800.0 * 0.7);
         assert_eq!(c.w_max, 800.0 * 1.7 / 2.0);
+    }
+
+    /// RFC 9438 with HyStart: a rising RTT in slow start sets ssthresh to cwnd (and growth
+    /// goes on in congestion avoidance); v2.1 keeps doubling.
+    #[test]
+    fn hystart_ends_slow_start_on_a_delay_increase() {
+        for (cfg, ends) in [(CubicConfig::default(), true), (parse_v21(), false)] {
+            let mut c = cfg.build(CcInit { initial_cwnd: 20.0, initial_ssthresh: 1e9 });
+            c.on_packet_sent(0, 0, 1000, false);
+            c.on_ack(&AckInfo { now: 0, ack: 1000, rtt: Some(40 * MS), acked_segs: 1.0, ..Default::default() });
+            c.on_packet_sent(0, 1000, 1_000_000, false);
+            for i in 1..12u64 {
+                let info = AckInfo { now: i * 5 * MS, ack: 2000 + i, rtt: Some(60 * MS), acked_segs: 1.0, ..Default::default() };
+                c.on_ack(&info);
+            }
+            assert_eq!(c.ssthresh() < 1e9, ends, "{:?}", cfg.version);
+        }
+    }
+
+    fn parse_v21() -> CubicConfig {
+        let mut errs = Errors::default();
+        let v = serde_json::json!({ "version": "2.1" });
+        let mut o = Obj::new(&v, "cc_params", &mut errs).unwrap();
+        let c = parse(Some(&mut o), &mut errs).unwrap();
+        let p = c.params();
+        assert_eq!(p["hystart"], false);
+        CubicConfig { version: Version::V21, beta: 819.0 / 1024.0, hystart: false, ..Default::default() }
     }
 }

@@ -34,6 +34,7 @@ pub mod bwe;
 pub mod cubic;
 pub mod eimd;
 pub mod highspeed;
+pub mod hystart;
 pub mod reno;
 pub mod scalable;
 pub mod westwood;
