@@ -81,6 +81,20 @@ def test_rerun_runs_nothing_and_says_so(tmp_path):
     assert s["mean"].iloc[1] > s["mean"].iloc[0]
 
 
+def test_a_redefined_sweep_reports_only_its_own_runs(tmp_path):
+    """A sweep re-run under the same name with another base keeps the earlier runs in the
+    catalog (cached for their own definition) but summarises only its own."""
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    base["simulation"]["duration"] = "3s"
+    ccsim.sweep(base, name="same", grid={"dumbbell.queue.limit": [10, 30]}, seeds=2, out=tmp_path, workers=1)
+    base["simulation"]["duration"] = "2s"
+    r = ccsim.sweep(base, name="same", grid={"dumbbell.queue.limit": [10, 30]}, seeds=1, out=tmp_path, workers=1)
+    assert (r.ran, len(r.run_ids)) == (2, 2)
+    assert len(r.metrics()) == 2 and list(r.summary("events")["n"]) == [1, 1]
+    with Catalog(tmp_path, read_only=True) as c:
+        assert len(c.metrics("same")) == 6
+
+
 def test_an_invalid_point_fails_the_sweep_before_anything_runs(tmp_path, cli):
     sw = tmp_path / "s.toml"
     sw.write_text(f'''
@@ -190,9 +204,25 @@ def test_reproduce_list_and_unimplemented(cli):
     for pid in ("diffserv-marker", "atm-mcs", "westwood-abe", "udt-rtt", "eimd"):
         assert pid in r.stdout
     assert "implemented" in r.stdout
-    r = cli("reproduce", "eimd", "--quick")
+    r = cli("reproduce", "udt-rtt", "--quick")
     assert r.returncode == 2
     assert "not yet implemented" in r.stderr
+
+
+def test_reproduce_eimd_quick(tmp_path, cli):
+    """Paper E end to end in quick mode: every claim gets a three-valued verdict with the
+    paper's value beside ccsim's, the figures are drawn, the choices are listed."""
+    r = cli("reproduce", "eimd", "--quick", "--out", tmp_path / "e", "-q", "--workers", "2", timeout=900)
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "e" / "report.md").read_text()
+    claims = ["T-200M-EIMD", "T-200M-BIC", "T-200M-HSTCP", "F-200M-3", "F-200M-6", "Q3-200M", "Fig3-200M", "U-200M",
+              "Fig4-HSTCP", "Fig4-BIC", "S"]
+    for c in claims:
+        assert any(f"### {c}: {v}" in md for v in ("holds", "does not hold", "inconclusive")), f"{c} has no verdict"
+    assert "18.54" in md and "86.22%" in md  # the paper's values beside ccsim's
+    for fig in ("rtt_fairness", "fig3", "fig4"):
+        assert (tmp_path / "e" / "figures" / f"{fig}.png").stat().st_size > 10_000
+    assert "EIMD beta" in md and "ccsim default" in md
 
 
 def test_reproduce_westwood_abe_quick(tmp_path, cli):

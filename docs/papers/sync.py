@@ -1,4 +1,4 @@
-"""Copies a paper's verdict table and Table 1 from a `--full` report into its page.
+"""Copies a paper's verdict table and its numbered tables (each `<!-- report:tableN -->` marker) from a `--full` report into its page.
 
     ccsim reproduce westwood-abe --full --out /tmp/c && python docs/papers/sync.py /tmp/c westwood-abe
 
@@ -25,9 +25,11 @@ def main() -> None:
     report = (out / "report.md").read_text(encoding="utf-8")
     page = HERE / f"{paper}.md"
     text = page.read_text(encoding="utf-8")
-    for key, start in (("verdicts", "## Verdicts"), ("table1", "### Table 1")):
-        text = re.sub(rf"(<!-- report:{key} -->\n).*?(\n<!-- /report -->)",
-                      lambda m: m.group(1) + section(report, start) + m.group(2), text, flags=re.S)
+    keys = [("verdicts", "## Verdicts")] + [(f"table{n}", f"### Table {n}:")
+                                           for n in sorted(set(re.findall(r"<!-- report:table(\d+) -->", text)), key=int)]
+    for key, start in keys:
+        text = re.sub(rf"(<!-- report:{key} -->\n).*?(<!-- /report -->)",
+                      lambda m: m.group(1) + section(report, start) + "\n" + m.group(2), text, flags=re.S)
     page.write_text(text, encoding="utf-8")
     for png in (out / "figures").glob("*.png"):
         shutil.copy(png, HERE / paper / png.name)

@@ -309,6 +309,13 @@ Serialization and propagation are exact to the nanosecond; DropTail never exceed
 limit; RED's measured drop rate follows its configured curve (5 standard errors, 200 000
 arrivals per point, three modes); Bernoulli and Gilbert-Elliott loss rates match theory;
 the same seed gives bit-identical tables. See `docs/models/`.
+
+## 8. High-speed response functions
+
+HighSpeed TCP, Scalable TCP, CUBIC and EIMD measured in simulation against their analytic
+forms (one flow under Bernoulli loss over three or four decades of p; Scalable's recovery
+time; CUBIC's cubic epoch; EIMD's RTT fairness):
+[validation/highspeed.md](validation/highspeed.md), checked by `tests/test_highspeed_validation.py`.
 """
 
 

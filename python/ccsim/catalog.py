@@ -178,9 +178,10 @@ class Catalog:
         df = self.con.execute(q + " ORDER BY sweep, point, seed", args).df()
         return df
 
-    def metrics(self, sweep: str | None = None, names: Iterable[str] | None = None) -> pd.DataFrame:
+    def metrics(self, sweep: str | None = None, names: Iterable[str] | None = None,
+                run_ids: Iterable[str] | None = None) -> pd.DataFrame:
         """Wide table: one row per ok run (params expanded into columns, plus seed), one
-        column per metric."""
+        column per metric; only the runs `run_ids` when given."""
         q = ("SELECT r.run_id, r.params, r.seed, m.name, m.value FROM runs r JOIN metrics m "
              "ON r.run_id = m.run_id AND r.version = m.version WHERE r.status = 'ok'")
         args: list = []
@@ -192,6 +193,10 @@ class Catalog:
             return pd.DataFrame()
         if names is not None:
             long = long[long["name"].isin(list(names))]
+        if run_ids is not None:
+            long = long[long["run_id"].isin(list(run_ids))]
+        if long.empty:
+            return pd.DataFrame()
         wide = long.pivot_table(index=["run_id", "params", "seed"], columns="name", values="value").reset_index()
         wide.columns.name = None
         params = pd.json_normalize(wide["params"].map(json.loads), sep=".")
@@ -199,12 +204,13 @@ class Catalog:
         out = pd.concat([params, wide.drop(columns=["params"])], axis=1)
         return out.sort_values(list(params.columns) + ["seed"]).reset_index(drop=True)
 
-    def summary(self, metric: str | list[str], sweep: str | None = None, confidence: float = 0.95) -> pd.DataFrame:
+    def summary(self, metric: str | list[str], sweep: str | None = None, confidence: float = 0.95,
+                run_ids: Iterable[str] | None = None) -> pd.DataFrame:
         """Per parameter point: n, mean, std and a Student-t confidence interval of each metric."""
         from scipy import stats
 
         metrics = [metric] if isinstance(metric, str) else list(metric)
-        wide = self.metrics(sweep, metrics)
+        wide = self.metrics(sweep, metrics, run_ids)
         if wide.empty:
             return wide
         pcols = [c for c in wide.columns if c not in set(metrics) | {"run_id", "seed"}]

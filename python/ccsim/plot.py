@@ -41,6 +41,16 @@ def _axes(ax=None):
     return fig, ax
 
 
+def label(ax, xlabel: str, ylabel: str, title: str, legend: int | None = 7):
+    """Axis labels, a title and (unless `legend` is None) a legend of that font size."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if legend is not None:
+        ax.legend(fontsize=legend)
+    return ax
+
+
 def line(df, x: str, y: str = "mean", hue: str | None = None, band: Sequence[str] | None = ("ci_low", "ci_high"),
          ax=None, xlabel: str | None = None, ylabel: str | None = None, title: str | None = None,
          logx: bool = False, logy: bool = False, marker: str = "o", label: str | None = None):

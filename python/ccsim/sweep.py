@@ -227,17 +227,20 @@ class SweepResult:
     overhead_s: float = 0.0
     #: The scenario of the sweep's first valid run (as run: grid values and seed applied).
     first_scenario: dict | None = None
+    #: The runs this sweep is made of: a catalog may also hold runs of an earlier definition
+    #: of a sweep of the same name (another base, grid or seed list), which are not its own.
+    run_ids: list[str] = field(default_factory=list)
 
     def catalog(self) -> Catalog:
         return Catalog(self.out, read_only=True)
 
     def summary(self, metric: str | list[str], confidence: float = 0.95):
         with self.catalog() as c:
-            return c.summary(metric, sweep=self.sweep, confidence=confidence)
+            return c.summary(metric, sweep=self.sweep, confidence=confidence, run_ids=self.run_ids or None)
 
     def metrics(self, names: Iterable[str] | None = None):
         with self.catalog() as c:
-            return c.metrics(self.sweep, names)
+            return c.metrics(self.sweep, names, run_ids=self.run_ids or None)
 
     def runs(self):
         with self.catalog() as c:
@@ -378,7 +381,8 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
         cached = len(unique) - len(todo)
         if not todo:
             say(f"{spec.name}: all {len(unique)} runs are already in {out}/catalog.duckdb (ccsim {__version__}): nothing to run")
-            return SweepResult(out, spec.name, len(unique), 0, cached, 0, time.perf_counter() - t0, first_scenario=first)
+            return SweepResult(out, spec.name, len(unique), 0, cached, 0, time.perf_counter() - t0, first_scenario=first,
+                               run_ids=list(unique))
         say(f"{spec.name}: {len(unique)} runs, {cached} cached, {len(todo)} to run on "
             f"{'dask ' + dask if dask else f'{workers} local worker(s)'}")
         if not dask:
@@ -409,7 +413,8 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
                 bar.stop()
         wall = time.perf_counter() - t0
         say(f"{spec.name}: ran {ran} ({failed} failed), {cached} cached, in {wall:.1f} s")
-        return SweepResult(out, spec.name, len(unique), ran, cached, failed, wall, engine, overhead, first_scenario=first)
+        return SweepResult(out, spec.name, len(unique), ran, cached, failed, wall, engine, overhead, first_scenario=first,
+                           run_ids=list(unique))
 
 
 class _progress:

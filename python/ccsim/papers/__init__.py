@@ -95,11 +95,16 @@ class Context:
     mode: str
     sweeps: dict[str, Any] = field(default_factory=dict)
 
+    def _ids(self, sweep: str):
+        """The runs of this reproduction's definition of `sweep` (None: every run of that name)."""
+        res = self.sweeps.get(sweep)
+        return getattr(res, "run_ids", None) or None
+
     def summary(self, sweep: str, metric: str | list[str]) -> pd.DataFrame:
-        return self.catalog.summary(metric, sweep=sweep)
+        return self.catalog.summary(metric, sweep=sweep, run_ids=self._ids(sweep))
 
     def metrics(self, sweep: str, names=None) -> pd.DataFrame:
-        return self.catalog.metrics(sweep, names)
+        return self.catalog.metrics(sweep, names, run_ids=self._ids(sweep))
 
 
 class Paper(ABC):
@@ -137,7 +142,7 @@ REGISTRY: dict[str, tuple[str | None, str, str]] = {
     "atm-mcs": (None, "B: TCP multicast through an ATM Multicast Server, EPD+SPD", "not yet implemented"),
     "westwood-abe": ("ccsim.papers.westwood_abe", "C: TCP Westwood bandwidth estimation under random loss", "implemented"),
     "udt-rtt": (None, "D: UDT rate control by RTT prediction", "not yet implemented"),
-    "eimd": (None, "E: EIMD high-speed TCP vs HSTCP, BIC", "not yet implemented"),
+    "eimd": ("ccsim.papers.eimd", "E: EIMD high-speed TCP vs HSTCP, BIC, CUBIC, Scalable", "implemented"),
 }
 
 
