@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+import ccsim
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "docs" / "validation"))
 hs = importlib.import_module("highspeed_response")
@@ -151,3 +153,23 @@ def test_eimd_rtt_fairness_follows_eq3(k):
           f"(eq. 3: {k}); mean RTTs {r['rtt'][0] * 1000:.0f} / {r['rtt'][1] * 1000:.0f} ms, windows "
           f"{r['windows'][0]:.0f} / {r['windows'][1]:.0f}, loss events {r['events']}, drops {r['drops']}")
     assert r["ratio"] == pytest.approx(k, rel=0.20)
+
+
+# 6. CUBIC's HyStart end to end ----------------------------------------------------------------
+@pytest.mark.parametrize("profile", ["ns2", "linux"])
+def test_hystart_ends_slow_start_before_the_queue_overflows(profile):
+    """One RFC 9438 CUBIC flow, 100 Mb/s, 50 ms, a 1000-packet buffer, no ssthresh: with
+    HyStart slow start ends on its own (an ACK train or a delay rise) and nothing is
+    dropped; without it slow start overflows the buffer (thousands of drops)."""
+    def run(hystart):
+        d = {"name": "hystart", "simulation": {"duration": 10, "seed": 1},
+             "dumbbell": {"senders": 1, "bottleneck_rate": "100Mbps", "bottleneck_delay": "20ms", "access_rate": "1Gbps",
+                          "access_delay": "5ms", "queue": {"kind": "droptail", "limit": 1000}},
+             "flows": [{"name": "a", "kind": "tcp", "src": "s0", "dst": "d0", "profile": profile, "window": 100000,
+                        "initial_ssthresh": 1e9, "cc": "cubic", "cc_params": {"hystart": hystart}}]}
+        return ccsim.run(d).tables["flows"].to_pandas().iloc[0]
+    on, off = run(True), run(False)
+    print(f"\nHyStart ({profile}): exits ack train {on['hystart_ack_train']:.0f}, delay {on['hystart_delay']:.0f}; "
+          f"drops {on['queue_drops']} with, {off['queue_drops']} without")
+    assert on["hystart_ack_train"] + on["hystart_delay"] == 1
+    assert on["queue_drops"] == 0 and off["queue_drops"] > 1000

@@ -72,6 +72,8 @@ def reproduce(paper: Paper, out: str | os.PathLike, mode: str = "quick", workers
         verdicts = paper.claims(ctx)
         discussion = paper.discussion(ctx)
         runs = cat.runs()
+        own = {rid for res in sweeps.values() for rid in (res.run_ids or [])}
+        runs = runs[runs["run_id"].isin(own)] if own else runs
     wall = time.perf_counter() - t0
     doc = _Doc()
     doc.h(1, f"{paper.title}")

@@ -236,15 +236,16 @@ class SweepResult:
 
     def summary(self, metric: str | list[str], confidence: float = 0.95):
         with self.catalog() as c:
-            return c.summary(metric, sweep=self.sweep, confidence=confidence, run_ids=self.run_ids or None)
+            return c.summary(metric, sweep=self.sweep, confidence=confidence, run_ids=self.run_ids)
 
     def metrics(self, names: Iterable[str] | None = None):
         with self.catalog() as c:
-            return c.metrics(self.sweep, names, run_ids=self.run_ids or None)
+            return c.metrics(self.sweep, names, run_ids=self.run_ids)
 
     def runs(self):
         with self.catalog() as c:
-            return c.runs(self.sweep)
+            r = c.runs(self.sweep)
+            return r[r["run_id"].isin(self.run_ids)]
 
 
 def _local_results(tasks: list[Task], workers: int):

@@ -98,7 +98,7 @@ class Context:
     def _ids(self, sweep: str):
         """The runs of this reproduction's definition of `sweep` (None: every run of that name)."""
         res = self.sweeps.get(sweep)
-        return getattr(res, "run_ids", None) or None
+        return None if res is None else res.run_ids
 
     def summary(self, sweep: str, metric: str | list[str]) -> pd.DataFrame:
         return self.catalog.summary(metric, sweep=sweep, run_ids=self._ids(sweep))

@@ -77,6 +77,15 @@ class Estimate:
         return s
 
 
+def geometric(values, confidence: float = 0.95) -> Estimate:
+    """The geometric mean of positive values with its interval: a Student-t interval of
+    their logarithms, exponentiated (for ratios, whose spread is multiplicative and whose
+    arithmetic mean one large seed dominates)."""
+    logs = [math.log(v) for v in values if v is not None and math.isfinite(v) and v > 0]
+    e = Estimate.of(logs, confidence)
+    return Estimate(*(math.exp(x) if math.isfinite(x) else math.nan for x in (e.mean, e.lo, e.hi)), e.n)
+
+
 def per_seed(frame: pd.DataFrame, metric: str, **where) -> pd.Series:
     """Per-seed values of `metric` from a `Catalog.metrics` frame, at the parameter point
     `where` (column = value; floats compared with a relative tolerance)."""
@@ -98,6 +107,12 @@ def paired(a: pd.Series, b: pd.Series, how: Callable[[float, float], float] = la
 
 def ratio(a: pd.Series, b: pd.Series) -> Estimate:
     return paired(a, b, lambda x, y: x / y if y else math.nan)
+
+
+def log_ratio(a: pd.Series, b: pd.Series) -> Estimate:
+    """The effect of `a` against `b` as a geometric mean of the per-seed ratios `a_s/b_s`."""
+    common = a.index.intersection(b.index)
+    return geometric([a[s] / b[s] if b[s] else math.nan for s in common])
 
 
 def _judge(e: Estimate, yes: bool, no: bool) -> str:

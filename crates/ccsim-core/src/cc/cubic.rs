@@ -122,9 +122,6 @@ impl Cubic {
         self.cwnd_prior = window;
         self.epoch = None;
         self.loss_seen = true;
-        if let Some(h) = &mut self.hystart {
-            h.reset();
-        }
         (window * self.c.beta).max(2.0)
     }
 
@@ -181,12 +178,12 @@ impl CongestionControl for Cubic {
     }
     super::window_fields!();
     fn on_ack(&mut self, info: &AckInfo) {
-        if self.cwnd < self.ssthresh {
-            if let Some(h) = &mut self.hystart {
-                if h.on_ack(info, self.cwnd).is_some() {
-                    self.ssthresh = self.cwnd;
-                }
+        if let Some(h) = &mut self.hystart {
+            if h.on_ack(info, self.cwnd, self.cwnd < self.ssthresh).is_some() {
+                self.ssthresh = self.cwnd;
             }
+        }
+        if self.cwnd < self.ssthresh {
             self.cwnd = super::reno_increase(self.cwnd, self.ssthresh, info.acked_segs);
             return;
         }
@@ -206,6 +203,9 @@ impl CongestionControl for Cubic {
     fn on_timeout(&mut self, info: &LossInfo) {
         self.ssthresh = self.reduce(info.window);
         self.cwnd = 1.0;
+        if let Some(h) = &mut self.hystart {
+            h.reset_after_timeout(info.now);
+        }
         if self.c.version == Version::V21 {
             // Linux's bictcp_reset in TCP_CA_Loss.
             (self.w_max, self.loss_seen) = (0.0, false);
@@ -351,10 +351,12 @@ mod tests {
         for (cfg, ends) in [(CubicConfig::default(), true), (parse_v21(), false)] {
             let mut c = cfg.build(CcInit { initial_cwnd: 20.0, initial_ssthresh: 1e9 });
             c.on_packet_sent(0, 0, 1000, false);
-            c.on_ack(&AckInfo { now: 0, ack: 1000, rtt: Some(40 * MS), acked_segs: 1.0, ..Default::default() });
+            let first = AckInfo { now: 40 * MS, ack: 1000, acked_bytes: 1000, acked_segs: 1.0, ..Default::default() };
+            c.on_ack(&first);
             c.on_packet_sent(0, 1000, 1_000_000, false);
             for i in 1..12u64 {
-                let info = AckInfo { now: i * 5 * MS, ack: 2000 + i, rtt: Some(60 * MS), acked_segs: 1.0, ..Default::default() };
+                let now = 100 * MS + i * 5 * MS;
+                let info = AckInfo { now, ack: 2000 + i, ts_echo: now - 60 * MS, acked_bytes: 1000, acked_segs: 1.0, ..Default::default() };
                 c.on_ack(&info);
             }
             assert_eq!(c.ssthresh() < 1e9, ends, "{:?}", cfg.version);

@@ -40,7 +40,8 @@ pub struct HighSpeedConfig {
     /// RFC 3742 Limited Slow-Start threshold, segments (0: off).
     pub max_ssthresh: f64,
     /// `rfc` only: `p(w)` from the line itself, or as RFC 3649 §5 prints it rounded,
-    /// `p(w) = 0.078/w^1.2` (the form its Table 6 follows).
+    /// `p(w) = 0.078/w^1.2` (the form its Table 6 follows; a(w) then starts at 0.95 just
+    /// above `low_window`, below standard TCP's 1, as the RFC's own formula does).
     pub rounded_p: bool,
 }
 
@@ -155,6 +156,9 @@ impl HighSpeedConfig {
 
     /// The window the response function gives at loss rate `p` (p < low_p).
     pub fn window_at(&self, p: f64) -> f64 {
+        if self.rounded_p && self.variant == Variant::Rfc {
+            return (0.078 / p).powf(1.0 / 1.2);
+        }
         let (lw, hw) = (libm::log(self.low_window), libm::log(self.high_window));
         let (lp, hp) = (libm::log(self.low_p()), libm::log(self.high_p));
         libm::exp((libm::log(p) - lp) / (hp - lp) * (hw - lw) + lw)
@@ -290,6 +294,10 @@ pub fn parse(obj: Option<&mut Obj>, errs: &mut Errors) -> Option<Arc<dyn CcConfi
         }
         if c.high_p >= c.low_p() {
             errs.add(o.at("high_p"), format!("must be below the response function's low_p ({:.3e})", c.low_p()));
+            return None;
+        }
+        if c.rounded_p && variant.is_some_and(|v| v != "rfc") {
+            errs.add(o.at("rounded_p"), "applies to variant = \"rfc\" only (the RFC's printed p(w))");
             return None;
         }
         c.variant = match variant? {

@@ -8,7 +8,10 @@
 //!   `delay_min + clamp(delay_min/8, delay_thresh_min, delay_thresh_max)`.
 //!
 //! A round starts with the first ACK beyond the highest sequence sent when the previous
-//! one started (`end_seq`). Linux adds an ACK-delay cushion from the pacing rate and the
+//! one started (`end_seq`). Every ACK of new data is an RTT sample (`now − ts_echo`, as
+//! Linux measures one per ACK) and lowers `delay_min`, in slow start or not; a timeout
+//! clears it and starts detection again (Linux's `bictcp_reset`). Linux's second of ignored
+//! samples after a congestion-avoidance epoch starts is not modelled. Linux adds an ACK-delay cushion from the pacing rate and the
 //! GSO size (at most 1 ms); ccsim has no GSO and leaves it to `ack_delay` (0 by default).
 
 use super::AckInfo;
@@ -88,27 +91,37 @@ impl HyStart {
         self.snd_nxt = self.snd_nxt.max(seq + len as u64);
     }
 
-    /// A loss or a timeout: detection starts again in the next slow start.
-    pub fn reset(&mut self) {
+    /// A timeout (Linux's `bictcp_reset` and `bictcp_hystart_reset` in `TCP_CA_Loss`):
+    /// detection starts again, from a new minimum RTT, with a round starting now.
+    pub fn reset_after_timeout(&mut self, now: Time) {
         self.found = false;
-        self.end_seq = 0;
+        self.delay_min = None;
+        self.start_round(now);
     }
 
-    /// An ACK in slow start with the window `cwnd`: `Some` when slow start should end.
-    pub fn on_ack(&mut self, info: &AckInfo, cwnd: f64) -> Option<Exit> {
-        if let Some(rtt) = info.rtt {
-            self.delay_min = Some(self.delay_min.map_or(rtt, |d| d.min(rtt)));
-        }
-        if self.found || cwnd < self.low_window || info.dup {
+    fn start_round(&mut self, now: Time) {
+        self.round_start = now;
+        self.last_ack = now;
+        self.end_seq = self.snd_nxt;
+        self.curr_rtt = None;
+        self.samples = 0;
+    }
+
+    /// Every ACK of new data: its RTT sample (`now − ts_echo`, one per ACK as Linux takes
+    /// them, whatever the timestamp option) updates the minimum RTT; in slow start with
+    /// `cwnd ≥ low_window` the tests run. `Some` when slow start should end.
+    pub fn on_ack(&mut self, info: &AckInfo, cwnd: f64, slow_start: bool) -> Option<Exit> {
+        if info.dup || info.acked_bytes == 0 {
             return None;
         }
-        let delay_min = self.delay_min?;
+        let rtt = info.now.saturating_sub(info.ts_echo).max(1);
+        let delay_min = self.delay_min.map_or(rtt, |d| d.min(rtt));
+        self.delay_min = Some(delay_min);
+        if self.found || !slow_start || cwnd < self.low_window {
+            return None;
+        }
         if info.ack > self.end_seq {
-            self.round_start = info.now;
-            self.last_ack = info.now;
-            self.end_seq = self.snd_nxt;
-            self.curr_rtt = None;
-            self.samples = 0;
+            self.start_round(info.now);
         }
         let mut exit = None;
         if info.now - self.last_ack <= self.ack_delta {
@@ -117,7 +130,7 @@ impl HyStart {
                 exit = Some(Exit::AckTrain);
             }
         }
-        if let (None, Some(rtt)) = (exit, info.rtt) {
+        if exit.is_none() {
             self.curr_rtt = Some(self.curr_rtt.map_or(rtt, |c| c.min(rtt)));
             if self.samples < self.min_samples {
                 self.samples += 1;
@@ -141,8 +154,9 @@ mod tests {
     use super::*;
     use crate::units::MS;
 
+    /// An ACK of new data at `now` echoing a segment sent `rtt` earlier.
     fn ack(now: Time, ack: u64, rtt: Time) -> AckInfo {
-        AckInfo { now, ack, rtt: Some(rtt), acked_segs: 1.0, ..Default::default() }
+        AckInfo { now, ack, ts_echo: now - rtt, acked_bytes: 1000, acked_segs: 1.0, ..Default::default() }
     }
 
     /// RTT samples 10 ms above a 40 ms floor (threshold 40 + 5 ms) end slow start at the
@@ -153,12 +167,12 @@ mod tests {
             let mut h = HyStart::new(HyStartConfig::default());
             // A first round learns the 40 ms floor; the next one sees the queue grow.
             h.on_sent(0, 1000);
-            assert_eq!(h.on_ack(&ack(0, 1000, 40 * MS), 20.0), None);
+            assert_eq!(h.on_ack(&ack(40 * MS, 1000, 40 * MS), 20.0, true), None);
             h.on_sent(1000, 100_000);
             let mut got = None;
             for i in 1..12u64 {
                 // ACKs 5 ms apart: no train.
-                got = got.or(h.on_ack(&ack(i * 5 * MS, 2000 + i, 40 * MS + extra), 20.0));
+                got = got.or(h.on_ack(&ack(100 * MS + i * 5 * MS, 2000 + i, 40 * MS + extra), 20.0, true));
             }
             assert_eq!(got, want, "extra {extra}");
         }
@@ -172,7 +186,7 @@ mod tests {
         h.on_sent(0, 1_000_000);
         let mut at = None;
         for i in 0..40u64 {
-            if h.on_ack(&ack(i * MS, 1 + i, 40 * MS), 32.0).is_some() {
+            if h.on_ack(&ack(40 * MS + i * MS, 1 + i, 40 * MS), 32.0, true).is_some() {
                 at = Some(i);
                 break;
             }
@@ -180,6 +194,11 @@ mod tests {
         assert_eq!(at, Some(21), "the train exceeds 20 ms at its 22nd ACK");
         let mut h = HyStart::new(HyStartConfig::default());
         h.on_sent(0, 1_000_000);
-        assert!((0..40u64).all(|i| h.on_ack(&ack(i * MS, 1 + i, 40 * MS), 8.0).is_none()));
+        assert!((0..40u64).all(|i| h.on_ack(&ack(40 * MS + i * MS, 1 + i, 40 * MS), 8.0, true).is_none()));
+        // Outside slow start nothing is checked either, but the minimum RTT is kept.
+        let mut h = HyStart::new(HyStartConfig::default());
+        h.on_sent(0, 1_000_000);
+        assert!((0..40u64).all(|i| h.on_ack(&ack(40 * MS + i * MS, 1 + i, 30 * MS), 32.0, false).is_none()));
+        assert_eq!(h.delay_min, Some(30 * MS));
     }
 }
