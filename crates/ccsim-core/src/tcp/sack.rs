@@ -4,6 +4,8 @@
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
     blocks: Vec<(u64, u64)>,
+    /// Sum of the blocks' lengths (kept as they change: an ACK asks for it twice).
+    sacked: u64,
 }
 
 impl Scoreboard {
@@ -13,6 +15,7 @@ impl Scoreboard {
 
     pub fn clear(&mut self) {
         self.blocks.clear();
+        self.sacked = 0;
     }
 
     pub fn blocks(&self) -> &[(u64, u64)] {
@@ -30,17 +33,26 @@ impl Scoreboard {
         while j < self.blocks.len() && self.blocks[j].0 <= ne {
             ns = ns.min(self.blocks[j].0);
             ne = ne.max(self.blocks[j].1);
+            self.sacked -= self.blocks[j].1 - self.blocks[j].0;
             j += 1;
         }
-        self.blocks.splice(i..j, std::iter::once((ns, ne)));
+        self.sacked += ne - ns;
+        if j == i + 1 {
+            self.blocks[i] = (ns, ne);
+        } else {
+            self.blocks.splice(i..j, std::iter::once((ns, ne)));
+        }
     }
 
     /// Forgets everything below the cumulative ACK `una`.
     pub fn advance(&mut self, una: u64) {
         let k = self.blocks.partition_point(|b| b.1 <= una);
+        self.sacked -= self.blocks[..k].iter().map(|b| b.1 - b.0).sum::<u64>();
         self.blocks.drain(..k);
         if let Some(first) = self.blocks.first_mut() {
-            first.0 = first.0.max(una);
+            let start = first.0.max(una);
+            self.sacked -= start - first.0;
+            first.0 = start;
         }
     }
 
@@ -63,7 +75,8 @@ impl Scoreboard {
 
     /// SACKed bytes in all (everything recorded lies above the cumulative ACK).
     pub fn sacked_bytes(&self) -> u64 {
-        self.blocks.iter().map(|b| b.1 - b.0).sum()
+        debug_assert_eq!(self.sacked, self.blocks.iter().map(|b| b.1 - b.0).sum::<u64>());
+        self.sacked
     }
 
     /// Highest SACKed sequence number + 1 (0 if none).
