@@ -112,6 +112,14 @@ def test_bench_json(cli, tmp_path):
     assert s1["goodput_bps"] > 85e6 and s1["bottleneck_pkts"] > 400_000
 
 
+def test_bench_paper_e_scenario(cli, tmp_path):
+    """`ccsim bench -s E2.5`: Paper E's 2.5 Gb/s dumbbell (two EIMD flows with background)."""
+    r = cli("bench", "-s", "E2.5", "--duration", "2", "--reps", "1", "--memory-flows", "0", "--json", tmp_path / "e.json")
+    assert r.returncode == 0, r.stderr
+    e = json.loads((tmp_path / "e.json").read_text())["scenarios"]["E2.5"]["best"]
+    assert e["sim_s"] == 2 and e["flows"] == 18 and e["bottleneck_pkts"] > 200_000 and e["goodput_bps"] > 0.3e9
+
+
 def test_bench_sack_runs_the_sack_variant(cli, tmp_path):
     r = cli("bench", "-s", "S1", "--sack", "--reps", "1", "--memory-flows", "0", "--json", tmp_path / "s.json")
     assert r.returncode == 0, r.stderr

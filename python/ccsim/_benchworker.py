@@ -4,6 +4,7 @@
     python -m ccsim._benchworker cbr FLOWS RATE SECONDS
     python -m ccsim._benchworker idle N        # N TCP flows that never start
     python -m ccsim._benchworker web N         # N TCP transfers opened during the run
+    python -m ccsim._benchworker E2.5|E5 SECONDS   # Paper E's dumbbell at 2.5 or 5 Gb/s, two EIMD flows
 Prints one JSON line.
 """
 
@@ -13,9 +14,34 @@ import sys
 from . import _core
 
 
+#: Paper E's heaviest runs: the eimd reproduction's dumbbell at these rates (bit/s).
+PAPER_E = {"E2.5": 2.5e9, "E5": 5e9}
+
+
+def paper_e(rate: float, seconds: float) -> dict:
+    """Two EIMD flows (40 ms) with the reproduction's background, no warm-up, every flow
+    starting in the first second; the same keys as the engine's own benchmarks."""
+    from .papers.eimd_setup import scenario
+    from .run import run
+
+    d = scenario("EIMD", rate, duration=seconds, warmup=0)
+    for f in d["flows"]:  # every flow starts within the first second (the study spreads them over 20 s)
+        f["start_jitter"] = 1.0
+    res = run(d)
+    q = res.tables["queues"].to_pandas().set_index("direction")
+    pkts = float(q.loc["r0->r1", "departures"] + q.loc["r1->r0", "departures"])
+    f = res.tables["flows"].to_pandas()
+    wall = float(res.meta["wall_s"])
+    return {"flows": int(len(f)), "sim_s": seconds, "wall_s": wall, "events": int(res.meta["events"]),
+            "events_per_s": res.meta["events"] / wall, "bottleneck_pkts": pkts, "bottleneck_pkts_per_s": pkts / wall,
+            "goodput_bps": float(f["goodput_bps"][f["name"].str.startswith("hs")].sum())}
+
+
 def main() -> None:
     what = sys.argv[1]
-    if what == "web":
+    if what in PAPER_E:
+        r = paper_e(PAPER_E[what], float(sys.argv[2]) if len(sys.argv) > 2 else 60.0)
+    elif what == "web":
         r = _core.bench_web(int(sys.argv[2]) if len(sys.argv) > 2 else 100_000, True)
     elif what == "cbr":
         flows, rate, secs = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])

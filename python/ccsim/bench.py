@@ -39,6 +39,8 @@ def ccsim_run(name: str, flows: int = 10, rate: float = 1e9, duration: float = 5
     cmd = [sys.executable, "-m", "ccsim._benchworker", name]
     if name == "web":
         cmd += [str(web_flows)]
+    elif name in ("E2.5", "E5"):
+        cmd += [str(duration)]
     elif name == "cbr":
         cmd += [str(flows), str(rate), str(duration)]
     else:

@@ -285,7 +285,7 @@ def bench_cmd(
     memory_flows: int = typer.Option(50_000, "--memory-flows", help="Idle flows for the memory-per-flow measurement (0 = skip)."),
     flows: int = typer.Option(10, help="cbr only: CBR flows."),
     rate: float = typer.Option(1e9, help="cbr only: bottleneck rate, bit/s."),
-    duration: float = typer.Option(5.0, help="cbr only: simulated seconds."),
+    duration: float = typer.Option(5.0, help="cbr, E2.5 and E5: simulated seconds."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write all measurements as JSON here."),
     sweep_runs: int = typer.Option(0, "--sweep-runs", help="Also measure sweep scaling (1 vs 2 workers) on this many short runs."),
     sack: bool = typer.Option(False, "--sack", help="S1-S4 with SACK loss recovery (ccsim recovery = sack; ns-3 Sack = true)."),
@@ -299,10 +299,10 @@ def bench_cmd(
     from .bench import run_suite, sweep_scaling
 
     names = scenario or ["S1", "S2", "S3", "S4"]
-    known = {"S1", "S2", "S3", "S4", "cbr", "web"}
+    known = {"S1", "S2", "S3", "S4", "cbr", "web", "E2.5", "E5"}
     bad = [n for n in names if n not in known]
     if bad or reps < 1 or flows < 1 or rate <= 0 or duration <= 0 or memory_flows < 0 or web_flows < 1:
-        raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, cbr, web" if bad else
+        raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, cbr, web, E2.5, E5" if bad else
                               "reps, flows, rate, duration, web-flows must be positive and memory-flows >= 0")])
     if ns3 and not ns3_script.exists():
         raise ScenarioError([("--ns3-script", f"{ns3_script} not found (run from the repository root or pass --ns3-script)")])
