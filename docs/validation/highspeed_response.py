@@ -126,7 +126,7 @@ def one_flow(cc: str, rtt: float, duration: float, *, cc_params: dict | None = N
 
 
 def response_point(cc: str, p: float, rtt: float, w_expected: float, *, cc_params: dict | None = None,
-                   losses: int = 40, seed: int = 1) -> dict:
+                   losses: int = 40, seed: int = 1, periodic: bool = False) -> dict:
     """Mean window (packets sent per RTT) of one flow under Bernoulli loss p.
 
     ``w_expected`` sizes the run: ``losses / p`` packets after a warm-up of slow start
@@ -136,7 +136,8 @@ def response_point(cc: str, p: float, rtt: float, w_expected: float, *, cc_param
     cycle = rtt / (p * w_expected)
     warmup = rtt * (math.log2(w_expected) + 2) + 2 * cycle
     measure = losses / p / w_expected * rtt
-    sc = one_flow(cc, rtt, warmup + measure, cc_params=cc_params, loss={"kind": "bernoulli", "p": p},
+    loss = {"kind": "periodic", "period": 1 / p} if periodic else {"kind": "bernoulli", "p": p}
+    sc = one_flow(cc, rtt, warmup + measure, cc_params=cc_params, loss=loss,
                   ssthresh=round(w_expected), warmup=warmup, seed=seed)
     f = ccsim.run(sc).flows.iloc[0]
     sent, lost = int(f["sent_pkts"]), int(f["wire_losses"])
@@ -185,14 +186,28 @@ def scalable(p: float, seed: int = 1) -> dict:
     return {**pt, "ref": scalable_w(pt["p_meas"]), "ref_nominal": scalable_w(p), "w_nominal": at_nominal(pt, 1.0)}
 
 
-def eimd(p: float, rtt: float = RTT, c_form: str = "paper", losses: int | None = None, seed: int = 1) -> dict:
-    """EIMD with the paper's defaults (A = 1.75, r = s = 0.82, beta = 0.2) against eq. 1."""
+def eimd(p: float, rtt: float = RTT, c_form: str = "paper", losses: int | None = None, seed: int = 1,
+         periodic: bool = False) -> dict:
+    """EIMD with the paper's defaults (A = 1.75, r = s = 0.82, beta = 0.2) against eq. 1,
+    under Bernoulli loss or (``periodic``) one loss every 1/p packets."""
     if losses is None:
         losses = EIMD_PS[p] if rtt == RTT else EIMD_RTTS[rtt]
-    level = EIMD_PAPER_LEVEL if c_form == "paper" else EIMD_SAWTOOTH_LEVEL
+    level = 1.0 if periodic and c_form == "sawtooth" else EIMD_PAPER_LEVEL if c_form == "paper" else EIMD_SAWTOOTH_LEVEL
     pt = response_point("eimd", p, rtt, level * eimd_w(p, rtt), cc_params={"c_form": c_form}, losses=losses,
-                        seed=seed)
+                        seed=seed, periodic=periodic)
     return {**pt, "ref": eimd_w(pt["p_meas"], rtt), "ref_nominal": eimd_w(p, rtt), "w_nominal": at_nominal(pt, 0.82)}
+
+
+# EIMD under periodic loss: eqs. 4-6's own model --------------------------------------------
+# One loss every 1/p packets is the deterministic sawtooth eqs. 4-6 assume; there the
+# re-derived c (c_form = "sawtooth", no Gamma(u+1)) must give eq. 1 itself.
+EIMD_PERIODIC_PS = {1e-3: 40, 1e-4: 30, 1e-5: 20, 1e-6: 20}
+EIMD_PERIODIC_RTTS = (0.04, 0.25)  # at 1e-4, besides 100 ms
+
+
+def eimd_periodic(p: float, rtt: float = RTT, c_form: str = "sawtooth") -> dict:
+    losses = EIMD_PERIODIC_PS[p] if rtt == RTT else EIMD_PERIODIC_PS[EIMD_RTT_P]
+    return eimd(p, rtt, c_form=c_form, losses=losses, periodic=True)
 
 
 # Scalable TCP: recovery time after one loss ------------------------------------------------
@@ -339,6 +354,15 @@ def tables(seed: int = 1, sawtooth: bool = False) -> str:
     if es:
         ss = loglog_slope([pt["p_meas"] for pt in es.values()], [pt["w"] for pt in es.values()])
         out.append(f'| s, c_form "sawtooth" (p = {min(es):g}, {max(es):g}) | {-ss:.3f} | 0.82 | {-ss / 0.82:.3f} |')
+    out += ["", "EIMD under periodic loss (one loss every 1/p packets, the deterministic sawtooth eqs. 4-6 assume), "
+            'c_form "sawtooth" (eq. 7 without Gamma(u+1)) and "paper":', "",
+            "| controller | p | RTT (ms) | losses | w | analytic (p_meas) | ratio | w at p | analytic (p) |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for p in EIMD_PERIODIC_PS:
+        out.append(_row('EIMD (c_form "sawtooth"), eq. 1', eimd_periodic(p)))
+    for rtt in EIMD_PERIODIC_RTTS:
+        out.append(_row('EIMD (c_form "sawtooth"), eq. 1', eimd_periodic(EIMD_RTT_P, rtt)))
+    out.append(_row('EIMD (c_form "paper"), eq. 1', eimd_periodic(EIMD_RTT_P, c_form="paper")))
     out += ["", "Scalable TCP, one loss (drop list) at about W segments, RTT 100 ms, the bottleneck 1.15 windows "
             "per RTT (the ACK clock spreads the packets over the RTT):", "",
             "| W | bottleneck (Mb/s) | decrease | RTTs of growth back to W | analytic "

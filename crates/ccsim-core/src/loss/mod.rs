@@ -6,6 +6,7 @@
 pub mod bernoulli;
 pub mod drop_list;
 pub mod gilbert_elliott;
+pub mod periodic;
 
 pub use bernoulli::Bernoulli;
 pub use drop_list::DropList;
@@ -40,5 +41,9 @@ pub trait LossConfig: Send + Sync + std::fmt::Debug {
 pub type LossParser = fn(&mut Obj, &mut Errors) -> Option<Arc<dyn LossConfig>>;
 
 /// Loss models by scenario name: one line per model.
-pub const REGISTRY: &[(&str, LossParser)] =
-    &[("bernoulli", bernoulli::parse), ("gilbert_elliott", gilbert_elliott::parse), ("drop_list", drop_list::parse)];
+pub const REGISTRY: &[(&str, LossParser)] = &[
+    ("bernoulli", bernoulli::parse),
+    ("gilbert_elliott", gilbert_elliott::parse),
+    ("drop_list", drop_list::parse),
+    ("periodic", periodic::parse),
+];
