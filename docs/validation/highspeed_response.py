@@ -33,6 +33,7 @@ skipped with ``[simulation] warmup``.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 
@@ -166,6 +167,7 @@ EIMD_RTT_P = 1e-4
 RTT = 0.1
 
 
+@functools.cache
 def hstcp(p: float, seed: int = 1) -> dict:
     """HighSpeed TCP, variant "rfc", against RFC 3649's w = 0.12 / p^0.835 (Table 3)."""
     pt = response_point("highspeed", p, RTT, hstcp_w(p), cc_params={"variant": "rfc"}, losses=HSTCP_PS[p], seed=seed)
@@ -180,12 +182,14 @@ def scalable_params(p: float) -> dict:
     return {"low_window": 0} if p * 100 > 0.08 else {}
 
 
+@functools.cache
 def scalable(p: float, seed: int = 1) -> dict:
     pt = response_point("scalable", p, RTT, scalable_w(p), cc_params=scalable_params(p), losses=SCALABLE_PS[p],
                         seed=seed)
     return {**pt, "ref": scalable_w(pt["p_meas"]), "ref_nominal": scalable_w(p), "w_nominal": at_nominal(pt, 1.0)}
 
 
+@functools.cache
 def eimd(p: float, rtt: float = RTT, c_form: str = "paper", losses: int | None = None, seed: int = 1,
          periodic: bool = False) -> dict:
     """EIMD with the paper's defaults (A = 1.75, r = s = 0.82, beta = 0.2) against eq. 1,
@@ -391,12 +395,48 @@ def tables(seed: int = 1, sawtooth: bool = False) -> str:
     return "\n".join(out)
 
 
+def figure(path: str, seed: int = 1) -> None:
+    """Measured mean windows against p (points) and the analytic response functions
+    (lines), 100 ms RTT: the runs of the tables (seed 1), drawn log-log."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    ps = np.logspace(-6.2, -2.8, 50)
+    series = [
+        ("HighSpeed (rfc), Bernoulli", [hstcp(p, seed) for p in HSTCP_PS], hstcp_w, "o"),
+        ("Scalable, Bernoulli", [scalable(p, seed) for p in SCALABLE_PS if p < 1e-3], scalable_w, "s"),
+        ('EIMD "paper", Bernoulli', [eimd(p, seed=seed) for p in EIMD_PS], lambda p: eimd_w(p, RTT), "^"),
+        ('EIMD "sawtooth", periodic', [eimd_periodic(p) for p in EIMD_PERIODIC_PS], lambda p: eimd_w(p, RTT), "v"),
+    ]
+    for label, pts, ref, marker in series:
+        line = ax.plot([pt["p_meas"] for pt in pts], [pt["w"] for pt in pts], marker, ls="none", label=f"{label} (ccsim)")
+        if "sawtooth" not in label:  # the two EIMD series share eq. 1
+            ax.plot(ps, [ref(p) for p in ps], "-", lw=0.9, color=line[0].get_color(),
+                    label="eq. 1 (EIMD)" if "EIMD" in label else f"{label.split(',')[0]} analytic")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("loss rate p (measured)")
+    ax.set_ylabel("mean window (segments), RTT 100 ms")
+    ax.set_title("Response functions: ccsim against the analytic forms")
+    ax.grid(True, alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--sawtooth", action="store_true", help='also EIMD with c_form = "sawtooth" (slope only)')
+    ap.add_argument("--figure", help="also draw the response functions to this PNG")
     a = ap.parse_args(argv)
     print(tables(a.seed, a.sawtooth))
+    if a.figure:
+        figure(a.figure, a.seed)
     return 0
 
 

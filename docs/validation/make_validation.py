@@ -314,7 +314,8 @@ the same seed gives bit-identical tables. See `docs/models/`.
 
 HighSpeed TCP, Scalable TCP, CUBIC and EIMD measured in simulation against their analytic
 forms (one flow under Bernoulli loss over three or four decades of p; Scalable's recovery
-time; CUBIC's cubic epoch; EIMD's RTT fairness):
+time; CUBIC's cubic epoch; EIMD's RTT fairness; EIMD under periodic loss), with a figure of
+the measured response functions against the analytic ones:
 [validation/highspeed.md](validation/highspeed.md), checked by `tests/test_highspeed_validation.py`.
 """
 
