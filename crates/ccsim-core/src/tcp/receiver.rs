@@ -17,7 +17,9 @@ pub struct TcpReceiver {
     cfg: Arc<TcpConfig>,
     rcv_nxt: u64,
     /// Out-of-order ranges `(start, end, last_update)`, sorted by start.
-    ooo: Vec<(u64, u64, u64)>,
+    /// Out-of-order blocks `(start, end, update count)`, sorted: a deque, since filling the
+    /// first hole removes the front block (hundreds of holes after a large overflow).
+    ooo: std::collections::VecDeque<(u64, u64, u64)>,
     ts_recent: Time,
     pending: u32,
     delack_token: u32,
@@ -41,7 +43,7 @@ impl TcpReceiver {
         TcpReceiver {
             cfg,
             rcv_nxt: 0,
-            ooo: Vec::new(),
+            ooo: std::collections::VecDeque::new(),
             ts_recent: 0,
             pending: 0,
             delack_token: 0,
@@ -133,7 +135,12 @@ impl TcpReceiver {
             ne = ne.max(self.ooo[j].1);
             j += 1;
         }
-        self.ooo.splice(i..j, std::iter::once((ns, ne, self.updates)));
+        if j == i {
+            self.ooo.insert(i, (ns, ne, self.updates));
+        } else {
+            self.ooo[i] = (ns, ne, self.updates);
+            self.ooo.drain(i + 1..j);
+        }
         (ns, ne)
     }
 
@@ -220,12 +227,12 @@ impl Agent for TcpReceiver {
         let before = self.rcv_nxt;
         let had_holes = !self.ooo.is_empty();
         self.rcv_nxt = e;
-        while let Some(&(bs, be, _)) = self.ooo.first() {
+        while let Some(&(bs, be, _)) = self.ooo.front() {
             if bs > self.rcv_nxt {
                 break;
             }
             self.rcv_nxt = self.rcv_nxt.max(be);
-            self.ooo.remove(0);
+            self.ooo.pop_front();
         }
         self.ts_recent = p.sent_at;
         ctx.add_goodput(self.rcv_nxt - before);
