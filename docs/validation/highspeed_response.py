@@ -37,6 +37,8 @@ import functools
 import math
 import sys
 
+from ccsim import models
+
 MSS = 1460
 RATE = "10Gbps"  # bottleneck and access links: never the limit (HSTCP at 10^-6: 1.5 Gb/s)
 ACCESS_DELAY = 0.001  # s, each of the two access links
@@ -45,20 +47,11 @@ ACCESS_DELAY = 0.001  # s, each of the two access links
 RFC3649_TABLE3 = {1e-4: 263, 1e-5: 1795, 1e-6: 12279}
 
 
-def hstcp_w(p: float) -> float:
-    """RFC 3649 section 5: w = 0.12 / p^0.835 (Table 3 computed from it)."""
-    return 0.12 / p**0.835
-
-
-def scalable_w(p: float) -> float:
-    """Kelly 2003: w = 0.08 / p = a / (b p), a = 0.01, b = 0.125.
-
-    That is the window at which the expected growth (a w per RTT) meets the expected
-    decrease (p w losses of b w each per RTT); it is the peak of the deterministic sawtooth
-    (1/p = 12.56 W packets from 7/8 W back to W), whose mean is 0.936 of it (12.56 W
-    packets in 13.42 RTTs). Under Bernoulli loss the mean is likewise below it:
-    E[w] = (a / (b p)) * E[w]^2 / E[w^2]."""
-    return 0.08 / p
+# The analytic forms live in ccsim.models (shared with the Paper E report).
+hstcp_w = models.hstcp_window
+scalable_w = models.scalable_window
+eimd_w = models.eimd_window
+cubic_w = models.cubic_window
 
 
 def scalable_recovery_rtts(a: float = 0.01, b: float = 0.125) -> float:
@@ -66,21 +59,10 @@ def scalable_recovery_rtts(a: float = 0.01, b: float = 0.125) -> float:
     return math.log(1 / (1 - b)) / math.log(1 + a)
 
 
-def eimd_w(p: float, rtt: float, a: float = 1.75, r: float = 0.82, s: float = 0.82) -> float:
-    """Paper E, eq. 1: w = A * RTT^r / p^s (RTT in seconds)."""
-    return a * rtt**r / p**s
-
-
 #: The level of eq. 1 that EIMD's c_form = "paper" reaches under Bernoulli loss (about 0.66,
 #: docs/models/eimd.md): used only to size runs and their initial ssthresh.
 EIMD_PAPER_LEVEL = 0.66
 EIMD_SAWTOOTH_LEVEL = 2.2
-
-
-def cubic_w(t: float, w_max: float, c: float = 0.4, beta: float = 0.7) -> float:
-    """RFC 9438: W(t) = C (t - K)^3 + W_max, K = cbrt(W_max (1 - beta) / C)."""
-    k = (w_max * (1 - beta) / c) ** (1 / 3)
-    return c * (t - k) ** 3 + w_max
 
 
 def loglog_slope(xs: list[float], ys: list[float]) -> float:

@@ -31,3 +31,28 @@ def jain(xs: Iterable[float]) -> float:
     xs = [float(x) for x in xs]
     sq = sum(x * x for x in xs)
     return sum(xs) ** 2 / (len(xs) * sq) if xs and sq > 0 else math.nan
+
+
+def hstcp_window(p: float) -> float:
+    """HighSpeed TCP's response function as RFC 3649 section 5 prints it: w = 0.12 / p^0.835
+    segments (its Table 3 is computed from it)."""
+    return 0.12 / p**0.835
+
+
+def scalable_window(p: float, a: float = 0.01, b: float = 0.125) -> float:
+    """Scalable TCP (Kelly 2003): w = a / (b p) = 0.08 / p segments, where the expected
+    growth (a w per RTT) meets the expected decrease (p w losses of b w each per RTT): the
+    peak of the deterministic sawtooth, whose mean is 0.936 of it."""
+    return a / (b * p)
+
+
+def eimd_window(p: float, rtt: float, a: float = 1.75, r: float = 0.82, s: float = 0.82) -> float:
+    """EIMD's response function (Paper E, eq. 1): w = A * RTT^r / p^s segments, RTT in s."""
+    return a * rtt**r / p**s
+
+
+def cubic_window(t: float, w_max: float, c: float = 0.4, beta: float = 0.7) -> float:
+    """CUBIC (RFC 9438): W(t) = C (t - K)^3 + W_max, K = cbrt(W_max (1 - beta) / C)."""
+    k = (w_max * (1 - beta) / c) ** (1 / 3)
+    return c * (t - k) ** 3 + w_max
+

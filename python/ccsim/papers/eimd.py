@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import plot
+from .. import models, plot
 from ..sweep import SweepSpec
 from . import Figure, Parameter, Paper, ReportTable, Verdict
 from . import eimd_setup as S
@@ -50,8 +50,8 @@ def scale_scenario(p: float, duration: float) -> dict:
     (it never fills; one BDP of buffer), slow start ending at eq. 1's window (from a huge
     ssthresh the first loss would come near 1/p segments and take minutes to shed at 20 %
     per loss)."""
-    w = EimdModel.window(p)
-    rate = 2.5 * EimdModel.rate(p)
+    w = models.eimd_window(p, 0.1)
+    rate = 2.5 * eq1_rate(p)
     d = S.scenario("EIMD", rate, duration=duration, warmup=duration / 4, background=False,
                    buffer_bdp=0.100 / S.BASE_RTT)
     d["flows"] = d["flows"][:1]
@@ -351,7 +351,7 @@ class EIMD(Paper):
         # Wire rate of 1500-byte packets (the paper's 10 Gb/s example counts them): every segment is full-sized.
         g = Estimate.of((self._m(ctx, "eimd-scale", "goodput_bps") * S.PKT / S.MSS).tolist())
         p = SCALE_P[ctx.mode]
-        want = EimdModel.rate(p)
+        want = eq1_rate(p)
         if ctx.mode == "full":
             v.append(Verdict("S", "a 100 ms EIMD flow exceeds 10 Gb/s at loss rate 1e-7", "> 10 Gb/s", g.fmt(1e9, "Gb/s"),
                              above(g, 10e9), "the CI of the wire rate (1500-byte packets, as the paper counts) above 10 Gb/s (one flow, Bernoulli loss, a link 2.5 times eq. 1's rate)"))
@@ -400,17 +400,9 @@ class EIMD(Paper):
         return text
 
 
-class EimdModel:
-    """Eq. 1 with the paper's constants: a window in segments, a rate in bit/s of 1500-byte
-    packets (RTT in seconds)."""
-
-    @staticmethod
-    def window(p: float, rtt: float = 0.1) -> float:
-        return 1.75 * rtt ** 0.82 / p ** 0.82
-
-    @staticmethod
-    def rate(p: float, rtt: float = 0.1) -> float:
-        return EimdModel.window(p, rtt) * S.PKT * 8 / rtt
+def eq1_rate(p: float, rtt: float = 0.1) -> float:
+    """Eq. 1 as a rate in bit/s of 1500-byte packets (RTT in seconds)."""
+    return models.eimd_window(p, rtt) * S.PKT * 8 / rtt
 
 
 def _against_paper(ctx, paper: EIMD, rk: str) -> str:
