@@ -204,7 +204,7 @@ def test_reproduce_list_and_unimplemented(cli):
     for pid in ("diffserv-marker", "atm-mcs", "westwood-abe", "udt-rtt", "eimd"):
         assert pid in r.stdout
     assert "implemented" in r.stdout
-    r = cli("reproduce", "udt-rtt", "--quick")
+    r = cli("reproduce", "atm-mcs", "--quick")
     assert r.returncode == 2
     assert "not yet implemented" in r.stderr
 
@@ -223,6 +223,22 @@ def test_reproduce_eimd_quick(tmp_path, cli):
     for fig in ("rtt_fairness", "fig3", "fig4"):
         assert (tmp_path / "e" / "figures" / f"{fig}.png").stat().st_size > 10_000
     assert "EIMD beta" in md and "ccsim default" in md
+
+
+def test_reproduce_udt_rtt_quick(tmp_path, cli):
+    """Paper D end to end in quick mode: a verdict for every claim, the paper's value beside
+    ccsim's, Figs 3-5 drawn, the choices listed."""
+    r = cli("reproduce", "udt-rtt", "--quick", "--out", tmp_path / "d", "-q", "--workers", "2", timeout=900)
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "d" / "report.md").read_text()
+    claims = [f"Fig3-{r}" for r in (1, 50, 100, 200)] + ["Fig4-1ms", "Fig4-200-UDT", "Fig4-200-TCP", "Fig4-trend",
+                                                        "Fig5-TCP", "Fig5-UDT", "Fig5-steady"]
+    for c in claims:
+        assert any(f"### {c}: {v}" in md for v in ("holds", "does not hold", "inconclusive")), f"{c} has no verdict"
+    assert "+14%" in md and "+130%" in md
+    for fig in ("fig3", "fig4", "fig5"):
+        assert (tmp_path / "d" / "figures" / f"{fig}.png").stat().st_size > 10_000
+    assert "Gu's ns-2 Agent/UDT module" in md and "ccsim default" in md
 
 
 def test_reproduce_westwood_abe_quick(tmp_path, cli):

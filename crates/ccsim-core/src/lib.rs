@@ -49,6 +49,7 @@ pub mod scenario;
 pub mod sim;
 pub mod tcp;
 pub mod trace;
+pub mod udt;
 pub mod units;
 
 /// The crate version.

@@ -141,7 +141,7 @@ REGISTRY: dict[str, tuple[str | None, str, str]] = {
     "diffserv-marker": (None, "A: DiffServ assured service, token-bucket vs data-buffer marker, RIO", "not yet implemented"),
     "atm-mcs": (None, "B: TCP multicast through an ATM Multicast Server, EPD+SPD", "not yet implemented"),
     "westwood-abe": ("ccsim.papers.westwood_abe", "C: TCP Westwood bandwidth estimation under random loss", "implemented"),
-    "udt-rtt": (None, "D: UDT rate control by RTT prediction", "not yet implemented"),
+    "udt-rtt": ("ccsim.papers.udt_rtt", "D: UDT rate control by RTT prediction", "implemented"),
     "eimd": ("ccsim.papers.eimd", "E: EIMD high-speed TCP vs HSTCP, BIC, CUBIC, Scalable", "implemented"),
 }
 

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 /// Flow kinds by scenario name: one line per kind.
 pub const FLOW_KINDS: &[(&str, FlowParser)] =
-    &[("cbr", crate::app::cbr::parse), ("onoff", crate::app::onoff::parse), ("tcp", crate::tcp::parse)];
+    &[("cbr", crate::app::cbr::parse), ("onoff", crate::app::onoff::parse), ("tcp", crate::tcp::parse), ("udt", crate::udt::parse)];
 
 /// The kinds' names, for messages.
 pub(crate) fn kind_names() -> Vec<&'static str> {

@@ -50,6 +50,64 @@ fn checksum(data: &[u8], mut sum: u32) -> u16 {
     !(sum as u16)
 }
 
+/// The UDT header and, for control packets, their control information (UDT4's wire format,
+/// which Wireshark's UDT dissector decodes: `-d udp.port==5201,udt`). Data packets are
+/// captured up to their 16-byte header; sequence numbers are 31-bit as on the wire. The
+/// destination socket id is the flow number + 1.
+fn wire_ctrl(p: &Packet) -> bool {
+    crate::packet::udt::ctrl_type(p).is_some()
+}
+
+fn udt_header(b: &mut Vec<u8>, now: Time, p: &Packet) {
+    use crate::packet::udt as wire;
+    let ts = ((now / 1000) & 0xffff_ffff) as u32;
+    let id = p.flow.wrapping_add(1);
+    let seq = |x: u64| (x & 0x7fff_ffff) as u32;
+    let put = |b: &mut Vec<u8>, w: u32| b.extend_from_slice(&w.to_be_bytes());
+    match wire::ctrl_type(p) {
+        None => {
+            put(b, seq(p.seq));
+            put(b, 0xc000_0001); // a whole message (first and last), message number 1
+            put(b, ts);
+            put(b, id);
+        }
+        Some(t) => {
+            let info = match t {
+                wire::ACK | wire::ACK2 => p.seq as u32,
+                _ => 0,
+            };
+            put(b, 0x8000_0000 | ((t as u32) << 16));
+            put(b, info);
+            put(b, ts);
+            put(b, id);
+            match t {
+                wire::ACK if p.aux & wire::ACK_LIGHT != 0 => put(b, seq(p.ack)),
+                wire::ACK => {
+                    let a = wire::get_ack(p);
+                    for w in [seq(a.ack), a.rtt_us, a.rtt_var_us, a.buffer] {
+                        put(b, w);
+                    }
+                    if let Some((speed, cap)) = a.rates {
+                        put(b, speed);
+                        put(b, cap);
+                    }
+                }
+                wire::NAK => {
+                    for (s, e) in wire::nak_ranges(p) {
+                        if s == e {
+                            put(b, seq(s));
+                        } else {
+                            put(b, 0x8000_0000 | seq(s));
+                            put(b, seq(e));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
 impl PcapWriter {
     /// Creates `path` (through a temporary name; [`PcapWriter::finish`] renames it) for a
     /// network of `nodes` nodes.
@@ -97,7 +155,8 @@ impl PcapWriter {
         let (mf, mt) = (ip_of(from), ip_of(to));
         b.extend_from_slice(&[0x02, 0x00, mt[0], mt[1], mt[2], mt[3], 0x02, 0x00, mf[0], mf[1], mf[2], mf[3], 0x08, 0x00]);
         // IPv4.
-        let tcp = matches!(p.kind, Kind::Data | Kind::Ack | Kind::Control);
+        let udt = p.flags & crate::packet::udt::FLAG_UDT != 0;
+        let tcp = !udt && matches!(p.kind, Kind::Data | Kind::Ack | Kind::Control);
         let (src, dst) = (ip_of(p.src), ip_of_addr(p.dst, self.nodes));
         let ip_start = b.len();
         let mut total = p.size.min(65535) as u16;
@@ -171,6 +230,20 @@ impl PcapWriter {
             b.extend_from_slice(&dport.to_be_bytes());
             b.extend_from_slice(&(total.saturating_sub(20)).to_be_bytes());
             b.extend_from_slice(&[0, 0]);
+            if udt {
+                udt_header(&mut b, now, p);
+                // A control packet sized smaller than its UDT4 encoding (the ns-2 module's
+                // 32- and 40-byte ones): the IP and UDP lengths cover what is written.
+                let need = (b.len() - ip_start) as u16;
+                if wire_ctrl(p) && total != need {
+                    total = need;
+                    b[ip_start + 2..ip_start + 4].copy_from_slice(&total.to_be_bytes());
+                    b[ip_start + 10..ip_start + 12].fill(0);
+                    let c = checksum(&b[ip_start..ip_start + 20], 0);
+                    b[ip_start + 10..ip_start + 12].copy_from_slice(&c.to_be_bytes());
+                    b[l4_start + 4..l4_start + 6].copy_from_slice(&(total - 20).to_be_bytes());
+                }
+            }
         }
         let caplen = b.len() as u32;
         let orig = 14 + p.size;

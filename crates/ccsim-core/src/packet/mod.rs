@@ -3,6 +3,8 @@
 
 use crate::units::Time;
 
+pub mod udt;
+
 /// Index of a packet in the [`PacketPool`].
 pub type PktId = u32;
 
