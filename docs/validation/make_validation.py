@@ -317,6 +317,12 @@ forms (one flow under Bernoulli loss over three or four decades of p; Scalable's
 time; CUBIC's cubic epoch; EIMD's RTT fairness; EIMD under periodic loss), with a figure of
 the measured response functions against the analytic ones:
 [validation/highspeed.md](validation/highspeed.md), checked by `tests/test_highspeed_validation.py`.
+
+## 9. UDT's design claims
+
+Efficiency on an idle 1 Gb/s path at RTT 1–200 ms, RTT independence of two flows, and the
+shares against TCP, for Gu's ns-2 module and UDT 4.11:
+[validation/udt.md](validation/udt.md), checked by `tests/test_udt_validation.py`.
 """
 
 

@@ -5,6 +5,7 @@
     python -m ccsim._benchworker idle N        # N TCP flows that never start
     python -m ccsim._benchworker web N         # N TCP transfers opened during the run
     python -m ccsim._benchworker E2.5|E5 SECONDS   # Paper E's dumbbell at 2.5 or 5 Gb/s, two EIMD flows
+    python -m ccsim._benchworker D-UDT|D-Proposed|D-TCP   # Paper D's 1 Gb/s path, 100 ms, 60 s
 Prints one JSON line.
 """
 
@@ -37,9 +38,29 @@ def paper_e(rate: float, seconds: float) -> dict:
             "goodput_bps": float(f["goodput_bps"][f["name"].str.startswith("hs")].sum())}
 
 
+#: Paper D's runs: one flow on the udt-rtt reproduction's 1 Gb/s path at 100 ms, 60 s.
+PAPER_D = {"D-UDT": "UDT", "D-Proposed": "Proposed", "D-TCP": "TCP"}
+
+
+def paper_d(proto: str) -> dict:
+    from .papers.udt_rtt_setup import scenario
+    from .run import run
+
+    res = run(scenario(proto, 100))
+    q = res.tables["queues"].to_pandas().set_index("direction")
+    pkts = float(q.loc["r0->r1", "departures"] + q.loc["r1->r0", "departures"])
+    f = res.tables["flows"].to_pandas()
+    wall = float(res.meta["wall_s"])
+    return {"flows": 1, "sim_s": float(res.meta["sim_time_s"]), "wall_s": wall, "events": int(res.meta["events"]),
+            "events_per_s": res.meta["events"] / wall, "bottleneck_pkts": pkts, "bottleneck_pkts_per_s": pkts / wall,
+            "goodput_bps": float(f["goodput_bps"].sum())}
+
+
 def main() -> None:
     what = sys.argv[1]
-    if what in PAPER_E:
+    if what in PAPER_D:
+        r = paper_d(PAPER_D[what])
+    elif what in PAPER_E:
         r = paper_e(PAPER_E[what], float(sys.argv[2]) if len(sys.argv) > 2 else 60.0)
     elif what == "web":
         r = _core.bench_web(int(sys.argv[2]) if len(sys.argv) > 2 else 100_000, True)

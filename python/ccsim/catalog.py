@@ -181,11 +181,14 @@ class Catalog:
     def metrics(self, sweep: str | None = None, names: Iterable[str] | None = None,
                 run_ids: Iterable[str] | None = None) -> pd.DataFrame:
         """Wide table: one row per ok run (params expanded into columns, plus seed), one
-        column per metric; only the runs `run_ids` when given."""
+        column per metric; the runs of `sweep`, or only the runs `run_ids` when given
+        (whichever sweep stored them)."""
         q = ("SELECT r.run_id, r.params, r.seed, m.name, m.value FROM runs r JOIN metrics m "
              "ON r.run_id = m.run_id AND r.version = m.version WHERE r.status = 'ok'")
         args: list = []
-        if sweep is not None:
+        if sweep is not None and run_ids is None:
+            # Given run ids name the sweep's runs, including those first run (and stored)
+            # for another sweep with the identical scenario.
             q += " AND r.sweep = ?"
             args.append(sweep)
         long = self.con.execute(q, args).df()

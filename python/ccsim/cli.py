@@ -278,7 +278,7 @@ def validate_cmd(
 @guarded
 def bench_cmd(
     scenario: List[str] = typer.Option([], "--scenario", "-s",
-                                       help="S1, S2, S3, S4 (TCP dumbbells, see docs/benchmarks.md) or cbr; repeatable. Default: S1 S2 S3 S4."),
+                                       help="S1, S2, S3, S4 (TCP dumbbells, see docs/benchmarks.md), cbr, web, E2.5, E5 (Paper E), D-UDT, D-Proposed, D-TCP (Paper D); repeatable. Default: S1 S2 S3 S4."),
     reps: int = typer.Option(3, help="Repetitions, each in its own process (best reported)."),
     ns3: Optional[str] = typer.Option(None, "--ns3", help="A Python with ns-3's `ns3` package: run ns-3 on the same scenarios, alternating."),
     ns3_script: Path = typer.Option(Path("bench/ns3/dumbbell.py"), "--ns3-script", help="The ns-3 scenario script."),
@@ -299,10 +299,10 @@ def bench_cmd(
     from .bench import run_suite, sweep_scaling
 
     names = scenario or ["S1", "S2", "S3", "S4"]
-    known = {"S1", "S2", "S3", "S4", "cbr", "web", "E2.5", "E5"}
+    known = {"S1", "S2", "S3", "S4", "cbr", "web", "E2.5", "E5", "D-UDT", "D-Proposed", "D-TCP"}
     bad = [n for n in names if n not in known]
     if bad or reps < 1 or flows < 1 or rate <= 0 or duration <= 0 or memory_flows < 0 or web_flows < 1:
-        raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, cbr, web, E2.5, E5" if bad else
+        raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, cbr, web, E2.5, E5, D-UDT, D-Proposed, D-TCP" if bad else
                               "reps, flows, rate, duration, web-flows must be positive and memory-flows >= 0")])
     if ns3 and not ns3_script.exists():
         raise ScenarioError([("--ns3-script", f"{ns3_script} not found (run from the repository root or pass --ns3-script)")])
