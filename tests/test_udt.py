@@ -130,3 +130,16 @@ def test_wireshark_decodes_udt(tmp_path, profile):
     assert all("missing" in n for n in naks)
     bad = tshark("-r", res.files["r1->r0"], *dec, "-Y", "_ws.malformed || _ws.expert.severity >= warning")
     assert bad == []
+
+
+@pytest.mark.parametrize("extra", [
+    # Light ACKs without a buffer field in full ACKs: the window must come back.
+    'profile = "udt4"\nack_has_buffer = false\nbytes = "5MB"',
+    # The ns-2 module's backoff-free EXP with UDT4's EXP rule, and the reverse.
+    'profile = "ns2"\nexp = "backoff"\nbytes = "5MB"',
+    'profile = "udt4"\nexp = "fixed"\nbytes = "5MB"',
+])
+def test_mixed_profiles_still_finish(extra):
+    f = ccsim.run(scen(extra, dur="30s")).flows.iloc[0]
+    assert f["completion_s"] > 0 and f["broken"] == 0
+

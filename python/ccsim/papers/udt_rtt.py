@@ -257,6 +257,8 @@ class UdtRtt(Paper):
         f4 = {p: [m(f"udt-fig4-{p}", r) for r in S.RTTS_MS] for p in MAIN}
         f5 = {p: [m(f"udt-fig5-{p}", r) for r in S.RTTS_MS] for p in MAIN}
         row = lambda d: "; ".join(f"{p} " + "/".join(f"{x:.0f}" for x in d[p]) for p in d)  # noqa: E731
+        second = [100 * self._bins(ctx, r)[S.SECOND_BIN].mean() for r in S.RTTS_MS[1:]]
+        sec_lo, sec_hi = (min(second), max(second)) if second else (math.nan, math.nan)
         text = (
             f"**Without loss** (goodput, Mb/s at 1/50/100/200 ms): {row(f4)}. At 200 ms the proposal gains "
             f"{100 * (f4['Proposed'][3] / f4['UDT'][3] - 1):+.1f} % over UDT (paper +14 %) and "
@@ -279,7 +281,7 @@ class UdtRtt(Paper):
             "spread across RTTs is larger than UDT's (Fig5-steady).\n\n"
             "**R_idr (Fig 3).** The RTT in each ACK is the receiver's smoothed ACK→ACK2 time in whole microseconds. Between "
             "losses the queue grows slowly (DAIMD creeps past the link rate) and it empties abruptly at a loss, so most "
-            "predictions are slightly above 1 (1.0–1.02, 66–80 % at 50–200 ms) and the rest exactly 1 (consecutive equal "
+            f"predictions are slightly above 1 (1.0–1.02, {sec_lo:.0f}–{sec_hi:.0f} % at 50–200 ms) and the rest exactly 1 (consecutive equal "
             "values, filed under '≤ 1' as Fig 2 does: 0.998–1.0). The paper finds the opposite order; its RTT source (which "
             "it calls 'the RTT received in ACK packets') or its binning may differ.\n\n"
             "**Which UDT.** Gu's ns-2 module (the default) differs from UDT 4.11 in ways that matter here (docs/models/udt.md): "

@@ -31,10 +31,11 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
         c.packet_size = v.clamp(64, 65_535);
     }
     if let Some(v) = o.time("syn", errs) {
-        if v == 0 {
-            errs.add(o.at("syn"), "must be greater than 0");
+        // UDT's SYN is 10 ms; below 100 µs the per-SYN ACK timer would dominate the run.
+        if v < 100 * crate::units::US {
+            errs.add(o.at("syn"), format!("must be at least 100us (UDT's is 10ms), got {} s", v as f64 / 1e9));
         }
-        c.syn = v.max(1);
+        c.syn = v.max(100 * crate::units::US);
     }
     for (key, field) in [("buffer", &mut c.buffer), ("flight_flag", &mut c.flight_flag)] {
         if let Some(v) = o.int(key, 2, u32::MAX as i64, errs) {
@@ -85,10 +86,10 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     };
     for (key, field) in [("exp_first", &mut first), ("exp_then", &mut then), ("exp_min", &mut min)] {
         if let Some(v) = o.time(key, errs) {
-            if v == 0 {
-                errs.add(o.at(key), "must be greater than 0");
+            if v < crate::units::MS {
+                errs.add(o.at(key), format!("must be at least 1ms, got {} s", v as f64 / 1e9));
             }
-            *field = v.max(1);
+            *field = v.max(crate::units::MS);
         }
     }
     c.exp = if exp_kind == Some("backoff") { ExpRule::Backoff { min } } else { ExpRule::Fixed { first, then } };

@@ -128,13 +128,15 @@ impl UdtReceiver {
         if with_rates || !self.cfg.rates_once_per_syn {
             self.last_ack_time = Some(now);
         }
-        let held = (self.lrsn + 1) as u64 - self.last_ack;
         let a = AckFields {
             ack_seq: self.ack_seq,
             ack: self.last_ack,
             rtt_us: self.rtt_us as u32,
             rtt_var_us: if self.cfg.ack_has_buffer { self.rtt_var_us as u32 } else { 0 },
-            buffer: if self.cfg.ack_has_buffer { (self.cfg.buffer as u64).saturating_sub(held).max(2) as u32 } else { 0 },
+            // UDT4's `getAvailBufSize()`: the buffer less what was acknowledged and not yet
+            // read, less one; the application reads at once and out-of-order packets do not
+            // count.
+            buffer: if self.cfg.ack_has_buffer { self.cfg.buffer.saturating_sub(1).max(2) } else { 0 },
             rates,
         };
         let size = if rates.is_some() { self.cfg.sizes.ack } else { self.cfg.sizes.ack_short };
@@ -236,12 +238,20 @@ impl UdtReceiver {
 
     fn on_ack2(&mut self, ctx: &mut Ctx, p: &Packet) {
         self.stats.ack2s += 1;
-        let Some(&(_, ack, t)) = self.ack_window.iter().rev().find(|e| e.0 == p.seq) else { return };
-        let rtt = ((ctx.now - t) / 1000) as f64;
+        let Some(i) = self.ack_window.iter().rposition(|e| e.0 == p.seq) else { return };
+        let (_, ack, t) = self.ack_window[i];
+        let udt4 = self.cfg.sender_ewma_udt4;
+        if !udt4 {
+            // The ns-2 module's `AckWindow::acknowledge` drops the entries before the one
+            // matched: a late ACK2 for an older ACK then finds nothing.
+            self.ack_window.drain(..=i);
+        }
+        // UDT4 times in whole microseconds, the ns-2 module in double seconds.
+        let rtt = if udt4 { ((ctx.now - t) / 1000) as f64 } else { (ctx.now - t) as f64 / 1e3 };
         if rtt <= 0.0 {
             return;
         }
-        if self.cfg.sender_ewma_udt4 {
+        if udt4 {
             // Integer microseconds, as UDT4.
             self.rtt_var_us = ((3.0 * self.rtt_var_us + (rtt - self.rtt_us).abs()) / 4.0).floor();
             self.rtt_us = ((7.0 * self.rtt_us + rtt) / 8.0).floor();

@@ -126,8 +126,10 @@ impl UdtSender {
         }
     }
 
+    /// The period in ns, between 1 ns and 10⁴ s (a controller left uncapped can grow it
+    /// without bound: `rtt_cap = false` with large decreases).
     fn period_ns(&self) -> Time {
-        (self.cc.period_us() * 1e3).round().max(1.0) as Time
+        (self.cc.period_us() * 1e3).round().clamp(1.0, 1e13) as Time
     }
 
     /// Schedules the next packet at `at`, replacing any pending one.
@@ -198,6 +200,8 @@ impl UdtSender {
             return;
         }
         let mut pick = None;
+        // Entries a light ACK has passed (UDT4 skips by its last data ACK).
+        self.loss.remove_below(self.snd_una);
         while let Some(s) = self.loss.pop_first() {
             if s >= self.snd_una {
                 pick = Some((s, true));
@@ -229,15 +233,15 @@ impl UdtSender {
             self.stats.retrans += 1;
         }
         let v = self.view(ctx.now);
-        self.cc.on_pkt_sent(&v, seq as i64, self.next_seq as i64);
+        self.cc.on_pkt_sent(&v, seq as i64, self.next_seq as i64, retrans);
         let gap = if !retrans && seq % 16 == 0 {
             0
         } else if std::mem::take(&mut self.freeze) {
-            self.cfg.syn + self.period_ns()
+            self.cfg.syn.saturating_add(self.period_ns())
         } else {
             self.period_ns()
         };
-        self.schedule(ctx, ctx.now + gap);
+        self.schedule(ctx, ctx.now.saturating_add(gap));
     }
 
     fn on_ack(&mut self, ctx: &mut Ctx, p: &Packet) {
@@ -253,27 +257,29 @@ impl UdtSender {
         });
         self.stats.ack2s += 1;
         self.stats.acks += 1;
-        let udt4 = self.cfg.sender_ewma_udt4;
-        if udt4 {
+        // UDT4's EXP restarts at any packet from the peer; the ns-2 module's at an
+        // advancing ACK (or a NAK) only.
+        let backoff = matches!(self.cfg.exp, ExpRule::Backoff { .. });
+        if backoff {
             self.heard(now);
-            if a.ack > self.next_seq {
-                return;
-            }
-            if a.ack >= self.snd_una {
-                if self.cfg.ack_has_buffer {
-                    self.flow_window = a.buffer.min(self.cfg.max_window()) as f64;
-                }
-                self.snd_una = a.ack;
-            }
-            if a.ack <= self.last_data_ack {
-                return;
-            }
-        } else if a.ack <= self.snd_una {
+        }
+        if a.ack > self.next_seq {
             return;
-        } else {
+        }
+        if a.ack >= self.snd_una {
+            // Without a buffer field (ns-2) the flow window is the static bound again,
+            // whatever light ACKs took off it.
+            let w = if self.cfg.ack_has_buffer { a.buffer } else { u32::MAX };
+            self.flow_window = w.min(self.cfg.max_window()) as f64;
             self.snd_una = a.ack;
+        }
+        if a.ack <= self.last_data_ack {
+            return;
+        }
+        if !backoff {
             self.last_rsp = now;
         }
+        let udt4 = self.cfg.sender_ewma_udt4;
         self.last_data_ack = a.ack;
         self.loss.remove_below(if self.cfg.ack_clears_inclusive { a.ack + 1 } else { a.ack });
         let rtt = a.rtt_us as f64;
@@ -372,13 +378,18 @@ impl UdtSender {
                 return;
             }
         }
-        if self.unacked() {
-            if self.cfg.exp_requeue_always || self.loss.is_empty() {
+        let fixed = matches!(self.cfg.exp, ExpRule::Fixed { .. });
+        if self.unacked() || fixed {
+            // The ns-2 module's `timeOut` requeues and sends at once, data or not (no
+            // keep-alive).
+            if self.unacked() && (self.cfg.exp_requeue_always || self.loss.is_empty()) {
                 self.loss.insert(self.snd_una, self.next_seq - 1);
             }
-            self.stats.timeouts += 1;
-            let v = self.view(now);
-            self.cc.on_timeout(&v);
+            if self.unacked() {
+                self.stats.timeouts += 1;
+                let v = self.view(now);
+                self.cc.on_timeout(&v);
+            }
             self.schedule(ctx, now);
         } else {
             let size = self.cfg.sizes.keepalive;

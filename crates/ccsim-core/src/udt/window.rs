@@ -32,6 +32,9 @@ pub struct WindowRules {
     /// UDT4 takes the median from a copy of the first `n − 1` slots (`nth_element` over
     /// `m_iAWSize − 1`).
     pub median_skips_last: bool,
+    /// Intervals in whole microseconds with integer band limits and mean (UDT4's `int`s);
+    /// false: exact (the ns-2 module's `double` seconds).
+    pub integer_us: bool,
 }
 
 impl WindowRules {
@@ -43,6 +46,7 @@ impl WindowRules {
         probe_init_us: 1_000,
         first_round: false,
         median_skips_last: true,
+        integer_us: true,
     };
     pub const NS2: WindowRules = WindowRules {
         arrival_slots: 16,
@@ -52,9 +56,11 @@ impl WindowRules {
         probe_init_us: 1_000_000_000,
         first_round: true,
         median_skips_last: false,
+        integer_us: false,
     };
 }
 
+/// Intervals are kept in nanoseconds; the rules' units apply when estimating.
 pub struct TimeWindow {
     rules: WindowRules,
     arrivals: Vec<i64>,
@@ -75,11 +81,12 @@ impl TimeWindow {
     pub fn new(rules: WindowRules) -> Self {
         assert!((1..=MAX_SLOTS).contains(&rules.arrival_slots) && (1..=MAX_SLOTS).contains(&rules.probe_slots));
         TimeWindow {
-            arrivals: vec![1_000_000; rules.arrival_slots],
-            probes: vec![rules.probe_init_us; rules.probe_slots],
+            arrivals: vec![1_000_000_000; rules.arrival_slots],
+            probes: vec![rules.probe_init_us.saturating_mul(1000); rules.probe_slots],
             a_next: 0,
             p_next: 0,
-            last_arrival: None,
+            // The ns-2 module times its first interval from the agent's creation (time 0).
+            last_arrival: rules.first_round.then_some(0),
             recorded: 0,
             last_two: [0; 2],
             probe1: None,
@@ -90,7 +97,7 @@ impl TimeWindow {
     /// A data packet arrived at `now`.
     pub fn on_arrival(&mut self, now: Time) {
         if let Some(t) = self.last_arrival {
-            let x = ((now - t) / 1000) as i64;
+            let x = (now - t) as i64;
             self.arrivals[self.a_next] = x;
             self.a_next = (self.a_next + 1) % self.arrivals.len();
             self.recorded += 1;
@@ -104,10 +111,11 @@ impl TimeWindow {
         self.probe1 = Some(now);
     }
 
-    /// The second packet of a pair (sequence ≡ 1 mod 16) arrived.
+    /// The second packet of a pair (sequence ≡ 1 mod 16) arrived: the gap since the last
+    /// first one (both UDTs record it even when a first packet was lost in between).
     pub fn probe2(&mut self, now: Time) {
-        if let Some(t) = self.probe1.take() {
-            self.probes[self.p_next] = ((now - t) / 1000) as i64;
+        if let Some(t) = self.probe1 {
+            self.probes[self.p_next] = (now - t) as i64;
             self.p_next = (self.p_next + 1) % self.probes.len();
         }
     }
@@ -123,25 +131,53 @@ impl TimeWindow {
         *copy.select_nth_unstable(mid).1
     }
 
+    /// An interval in the rules' microseconds.
+    fn us(&self, ns: i64) -> f64 {
+        if self.rules.integer_us {
+            (ns / 1000) as f64
+        } else {
+            ns as f64 / 1000.0
+        }
+    }
+
+    /// `a / k` in the rules' arithmetic.
+    fn div(&self, a: f64, k: f64) -> f64 {
+        if self.rules.integer_us {
+            (a / k).floor()
+        } else {
+            a / k
+        }
+    }
+
+    /// `⌈10⁶ / interval⌉` packets/s (0 for an interval of 0).
+    fn per_second(us: f64) -> f64 {
+        if us > 0.0 {
+            (1e6 / us).ceil()
+        } else {
+            0.0
+        }
+    }
+
     /// Packet arrival speed, packets/s (0: not enough consistent samples).
     pub fn speed(&self) -> f64 {
         if self.rules.first_round && self.recorded < self.arrivals.len() as u64 {
-            let [prev, last] = self.last_two;
-            return if self.recorded >= 2 && last > 0 && last < 2 * prev { (1e6 / last as f64).ceil() } else { 0.0 };
+            let [prev, last] = self.last_two.map(|x| self.us(x));
+            return if self.recorded >= 2 && last < 2.0 * prev { Self::per_second(last) } else { 0.0 };
         }
-        let m = Self::median(&self.arrivals, self.rules.median_skips_last);
-        let k = self.rules.speed_band;
-        let (lo, hi) = (m / k, m * k);
-        let (mut n, mut sum) = (0i64, 0i64);
+        let m = self.us(Self::median(&self.arrivals, self.rules.median_skips_last));
+        let k = self.rules.speed_band as f64;
+        let (lo, hi) = (self.div(m, k), m * k);
+        let (mut n, mut sum) = (0u32, 0.0);
         for &x in &self.arrivals {
+            let x = self.us(x);
             if x > lo && x < hi {
                 n += 1;
                 sum += x;
             }
         }
-        if n > (self.arrivals.len() / 2) as i64 && sum > 0 {
-            // Integer mean, as UDT (`sum / count` on ints).
-            (1e6 / (sum / n).max(1) as f64).ceil()
+        if n as usize > self.arrivals.len() / 2 {
+            // UDT4: an integer mean (`sum / count` on ints).
+            Self::per_second(self.div(sum, n as f64))
         } else {
             0.0
         }
@@ -149,21 +185,22 @@ impl TimeWindow {
 
     /// Link capacity estimate, packets/s.
     pub fn capacity(&self) -> f64 {
-        let m = Self::median(&self.probes, self.rules.median_skips_last);
+        let m = self.us(Self::median(&self.probes, self.rules.median_skips_last));
         let mean = if self.rules.capacity_mean {
-            let (lo, hi) = (m / 8, m * 8);
-            let (mut n, mut sum) = (1i64, m);
+            let (lo, hi) = (self.div(m, 8.0), m * 8.0);
+            let (mut n, mut sum) = (1u32, m);
             for &x in &self.probes {
+                let x = self.us(x);
                 if x > lo && x < hi {
                     n += 1;
                     sum += x;
                 }
             }
-            sum as f64 / n as f64
+            sum / n as f64
         } else {
-            m as f64
+            m
         };
-        (1e6 / mean.max(1.0)).ceil()
+        Self::per_second(mean)
     }
 }
 

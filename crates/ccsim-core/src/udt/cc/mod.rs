@@ -69,8 +69,9 @@ pub trait UdtCc: Send {
     fn on_loss(&mut self, v: &CcView, first_lost: i64, count: u64, rng: &mut SimRng) -> LossAction;
     /// The EXP timer expired with data outstanding.
     fn on_timeout(&mut self, v: &CcView);
-    /// A packet (new or retransmitted) `seq` left; `next_seq` is the next new sequence.
-    fn on_pkt_sent(&mut self, _v: &CcView, _seq: i64, _next_seq: i64) {}
+    /// A packet `seq` left (a retransmission if `retransmission`); `next_seq` is the next
+    /// new sequence.
+    fn on_pkt_sent(&mut self, _v: &CcView, _seq: i64, _next_seq: i64, _retransmission: bool) {}
     /// Summary values for the flow table.
     fn summary(&self) -> Vec<(&'static str, f64)> {
         Vec::new()

@@ -254,9 +254,15 @@ impl UdtCc for RttPred {
         self.ack_period = self.base.period_us();
     }
 
-    fn on_pkt_sent(&mut self, v: &CcView, seq: i64, next_seq: i64) {
-        self.base.on_pkt_sent(v, seq, next_seq);
-        if self.pktspw == 1.0 || next_seq % self.c.every as i64 != 0 || (!self.c.in_slow_start && self.base.in_slow_start()) {
+    fn on_pkt_sent(&mut self, v: &CcView, seq: i64, next_seq: i64, retransmission: bool) {
+        self.base.on_pkt_sent(v, seq, next_seq, retransmission);
+        // Fig 2 counts the sequence numbers of new data: a retransmission leaves
+        // `next_sequence_number` where it was and applies nothing.
+        if retransmission
+            || self.pktspw == 1.0
+            || next_seq % self.c.every as i64 != 0
+            || (!self.c.in_slow_start && self.base.in_slow_start())
+        {
             return;
         }
         let from = if self.c.mode == "once" && self.ack_period > 0.0 { self.ack_period } else { self.base.period_us() };
@@ -335,7 +341,12 @@ mod tests {
         assert_eq!(cc.pktspw, 0.99);
         // 48 packets: next sequence numbers 1..=48 include 16, 32, 48.
         for s in 0..48 {
-            cc.on_pkt_sent(&v, s, s + 1);
+            cc.on_pkt_sent(&v, s, s + 1, false);
+        }
+        assert!((cc.period_us() - 100.0 * 0.99f64.powi(3)).abs() < 1e-9);
+        // Retransmissions, whatever the next sequence, change nothing.
+        for _ in 0..10 {
+            cc.on_pkt_sent(&v, 5, 64, true);
         }
         assert!((cc.period_us() - 100.0 * 0.99f64.powi(3)).abs() < 1e-9);
     }
