@@ -36,6 +36,7 @@ pub mod app;
 pub mod bench;
 pub mod cc;
 pub mod config;
+pub mod diffserv;
 pub mod dist;
 pub mod element;
 pub mod engine;

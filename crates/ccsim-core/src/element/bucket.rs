@@ -12,19 +12,23 @@ pub struct TokenBucket {
     depth: u128,
     tokens: u128,
     last: Time,
+    /// Tokens that arrived at a full bucket (Paper A's "lost tokens"), in units.
+    lost: u128,
 }
 
 impl TokenBucket {
     /// A full bucket of `depth` bytes filling at `rate_bps`.
     pub fn new(rate_bps: u64, depth_bytes: u64) -> Self {
         let depth = depth_bytes as u128 * UNITS_PER_BYTE;
-        TokenBucket { rate_bps, depth, tokens: depth, last: 0 }
+        TokenBucket { rate_bps, depth, tokens: depth, last: 0, lost: 0 }
     }
 
     /// Adds the tokens accrued up to `now`.
     pub fn refill(&mut self, now: Time) {
         if now > self.last {
-            self.tokens = (self.tokens + (now - self.last) as u128 * self.rate_bps as u128).min(self.depth);
+            let t = self.tokens + (now - self.last) as u128 * self.rate_bps as u128;
+            self.lost += t.saturating_sub(self.depth);
+            self.tokens = t.min(self.depth);
             self.last = now;
         }
     }
@@ -48,6 +52,12 @@ impl TokenBucket {
     pub fn ready_at(&self, size: u32) -> Time {
         let need = (size as u128 * UNITS_PER_BYTE).saturating_sub(self.tokens);
         self.last + need.div_ceil(self.rate_bps as u128) as Time
+    }
+
+    /// Bytes of tokens lost so far (arrived at a full bucket), up to `now`.
+    pub fn lost_bytes_at(&self, now: Time) -> f64 {
+        let t = self.tokens + now.saturating_sub(self.last) as u128 * self.rate_bps as u128;
+        (self.lost + t.saturating_sub(self.depth)) as f64 / UNITS_PER_BYTE as f64
     }
 
     /// Bytes of tokens at `now` (for traces), without changing the bucket.
@@ -75,6 +85,9 @@ mod tests {
         assert!(b.conforms(1000) && !b.conforms(1001));
         b.refill(10_000_000_000);
         assert_eq!(b.bytes_at(10_000_000_000), 1500.0);
+        // Full since 1 000 µs + 1 500 bytes of accrual: 10 s at 1 byte/µs, less 500 bytes
+        // that went in, are lost.
+        assert_eq!(b.lost_bytes_at(10_000_000_000), 10_000_000.0 - 1_000.0 - 500.0);
         assert!(!b.fits(1501));
     }
 }

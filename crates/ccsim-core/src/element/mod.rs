@@ -20,9 +20,11 @@
 //! can read and change them), and no fast path skips over such a node.
 //!
 //! Each kind is one file with a typed configuration ([`ElementConfig`], also its factory)
-//! and one line in [`REGISTRY`].
+//! and one line in the scenario's element-kind registry
+//! ([`crate::scenario::elements::ELEMENT_KINDS`]; it lives there so that kinds in other
+//! domain folders, such as `diffserv`'s markers, import this module and not the reverse).
 
-mod bucket;
+pub mod bucket;
 mod ctx;
 pub mod policer;
 pub mod replicate;
@@ -106,9 +108,6 @@ pub type ElementParser = fn(&mut Obj, &mut Errors) -> Option<Arc<dyn ElementConf
 #[cfg(doctest)]
 #[doc = include_str!("../../../../docs/models/elements.md")]
 pub struct ElementsGuide;
-
-/// Element kinds by scenario name: one line per kind.
-pub const REGISTRY: &[(&str, ElementParser)] = &[("shaper", shaper::parse), ("policer", policer::parse), ("replicate", replicate::parse)];
 
 /// Counters of one element.
 #[derive(Clone, Debug, Default)]

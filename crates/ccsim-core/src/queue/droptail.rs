@@ -43,15 +43,7 @@ impl Queue for DropTail {
         self.fifo.remove_where(pool, pred, removed);
         true
     }
-    fn visit(&self, f: &mut dyn FnMut(PktId)) {
-        self.fifo.iter().for_each(f);
-    }
-    fn len_pkts(&self) -> usize {
-        self.fifo.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
+    super::fifo_accessors!();
 }
 
 /// DropTail's configuration: `{ kind = "droptail", limit = 100 }` (packets; `"64KB"` for

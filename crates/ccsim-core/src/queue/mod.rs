@@ -8,8 +8,26 @@
 //! discipline is one file implementing [`Queue`] and [`QueueConfig`], its tests, and one
 //! line in [`REGISTRY`].
 
+/// `visit`, `len_pkts` and `len_bytes` of a discipline that keeps its packets in a `fifo:
+/// Fifo` field, for its `impl Queue` block.
+macro_rules! fifo_accessors {
+    () => {
+        fn visit(&self, f: &mut dyn FnMut(PktId)) {
+            self.fifo.iter().for_each(f);
+        }
+        fn len_pkts(&self) -> usize {
+            self.fifo.len()
+        }
+        fn len_bytes(&self) -> u64 {
+            self.fifo.bytes()
+        }
+    };
+}
+pub(crate) use fifo_accessors;
+
 pub mod droptail;
 pub mod red;
+pub mod rio;
 
 use crate::config::{Errors, Obj};
 use crate::packet::{Packet, PacketPool, PktId};
@@ -227,7 +245,7 @@ pub trait QueueConfig: Send + Sync + std::fmt::Debug {
 pub type QueueParser = fn(&mut Obj, &LinkInfo, &mut Errors) -> Option<Arc<dyn QueueConfig>>;
 
 /// Queue kinds by scenario name: one line per discipline.
-pub const REGISTRY: &[(&str, QueueParser)] = &[("droptail", droptail::parse), ("red", red::parse)];
+pub const REGISTRY: &[(&str, QueueParser)] = &[("droptail", droptail::parse), ("red", red::parse), ("rio", rio::parse)];
 
 /// Default queue limit when a link names none: 50 packets (ns-2's `Queue limit_`).
 pub const DEFAULT_QUEUE_LIMIT: u64 = 50;

@@ -224,15 +224,7 @@ impl Queue for Red {
         self.fifo.remove_where(pool, pred, removed);
         true
     }
-    fn visit(&self, f: &mut dyn FnMut(PktId)) {
-        self.fifo.iter().for_each(f);
-    }
-    fn len_pkts(&self) -> usize {
-        self.fifo.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
+    super::fifo_accessors!();
     fn probe_names(&self) -> &'static [&'static str] {
         &["red_avg", "red_p"]
     }

@@ -1,5 +1,5 @@
 //! `[[elements]]`: node elements placed on nodes (see [`crate::element`]); each entry names
-//! a kind from [`crate::element::REGISTRY`], whose own module parses its fields.
+//! a kind from [`ELEMENT_KINDS`], whose own module parses its fields.
 
 use super::flows::Flows;
 use super::topology::Topology;
@@ -8,6 +8,14 @@ use crate::config::{show, Errors, Obj};
 use crate::element::LOCAL;
 use serde_json::Value;
 use std::collections::HashMap;
+
+/// Element kinds by scenario name: one line per kind.
+pub const ELEMENT_KINDS: &[(&str, crate::element::ElementParser)] = &[
+    ("shaper", crate::element::shaper::parse),
+    ("policer", crate::element::policer::parse),
+    ("replicate", crate::element::replicate::parse),
+    ("marker", crate::diffserv::marker::parse),
+];
 
 /// At most this many elements at one node (a chain position is a 16-bit number).
 pub const MAX_PER_NODE: usize = 1000;
@@ -50,7 +58,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, errs: &mut Er
         errs.add("elements", format!("expected an array of tables ([[elements]]), got {}", show(ev)));
         return out;
     };
-    let kinds: Vec<&'static str> = crate::element::REGISTRY.iter().map(|(k, _)| *k).collect();
+    let kinds: Vec<&'static str> = ELEMENT_KINDS.iter().map(|(k, _)| *k).collect();
     for (i, item) in items.iter().enumerate() {
         let path = format!("elements[{i}]");
         let Some(mut o) = Obj::new(item, &path, errs) else { continue };
@@ -62,7 +70,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, errs: &mut Er
         let fl = strings(&mut o, "flows", errs);
         let kind_ok = o.is_one_of("kind", &kinds);
         let kind = o.choice("kind", &kinds, None, errs);
-        let config = kind.and_then(|k| (crate::element::REGISTRY.iter().find(|(n, _)| *n == k).unwrap().1)(&mut o, errs));
+        let config = kind.and_then(|k| (ELEMENT_KINDS.iter().find(|(n, _)| *n == k).unwrap().1)(&mut o, errs));
         let at = |k: &str| o.at(k);
         let (from_path, to_path, flows_path, node_path) = (at("from"), at("to"), at("flows"), at("node"));
         o.finish_if(kind_ok, errs);

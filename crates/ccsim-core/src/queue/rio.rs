@@ -1,0 +1,421 @@
+//! RIO: RED with In and Out (Clark & Fang 1998), as ns-2's dsRED multi-RED queue runs it
+//! (`diffserv/dsredq.cc`; PROTOCOLS.md §7.6–7.7, §11.12–11.14): one FIFO, one RED test per
+//! drop precedence with its own thresholds, an average per precedence, and a precedence
+//! read from each packet's code point.
+//!
+//! - **Precedence** of a packet: an AF code point's drop precedence (AFx1 → 0, AFx2 → 1,
+//!   AFx3 → 2, RFC 2597), capped at the last configured precedence; any other code point
+//!   (best effort) takes the last precedence (OUT). Paper A: IN = AF11, OUT = AF12.
+//! - **Averages** (`mode`): `rio_c` (ns-2's default, "coupled"): precedence k averages the
+//!   packets of precedences 0..=k, and an arrival of precedence j updates the averages of
+//!   j..N−1 — the IN average moves on IN arrivals, the total on every arrival (§11.13);
+//!   `rio_d` ("decoupled"): each its own packets, updated on its own arrivals; `wred`: one
+//!   average of the whole queue, updated on every arrival, with per-precedence thresholds.
+//!   `stale_total = true` is ns-2's `Queue/RED/RIO` quirk: the total average moves on IN
+//!   arrivals only, so OUT arrivals are tested against a stale value (§7.6).
+//! - **Drop test** (dsRED's): the physical queue full → `overflow`; else with the arrival's
+//!   average `avg` and its precedence's `(min, max, max_p)`: `avg > max` → forced drop
+//!   (count 0); `min < avg ≤ max` → `count += 1`, `p_b = max_p·(avg − min)/(max − min)`,
+//!   `p_a = p_b/(1 − count·p_b)` (unguarded as ns-2: negative when `count·p_b > 1`, and no
+//!   early drop then; `guard = true` makes it 1), early drop if `U ≤ p_a` (count 0);
+//!   `avg ≤ min` → count −1. No gentle or byte mode.
+//! - **Idle decay**: the first arrival after the queue was idle for T decays every average by
+//!   `(1 − w_q)^(ptc·T)`, `ptc = rate/(8·mean_pktsize)`.
+
+use super::{reserve_for, DropReason, Dropped, Fifo, Limit, LinkInfo, Queue, QueueConfig};
+use crate::config::{show, Errors, Obj};
+use crate::packet::{Packet, PacketPool, PktId};
+use crate::rng::{Rng, SimRng};
+use crate::units::{to_secs, Time};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// The most drop precedences (ns-2's virtual queues).
+pub const MAX_PRECEDENCES: usize = 3;
+
+/// One precedence's RED curve, thresholds in packets.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Curve {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RioMode {
+    RioC,
+    RioD,
+    Wred,
+}
+
+/// `kind = "rio"`'s configuration (its factory).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RioParams {
+    pub limit: Limit,
+    pub mode: RioMode,
+    /// Per precedence, IN (0) first.
+    pub curves: Vec<Curve>,
+    pub w_q: f64,
+    pub stale_total: bool,
+    pub guard: bool,
+    pub ptc: f64,
+    pub rate_bps: u64,
+}
+
+/// The drop precedence of a code point among `n` precedences.
+#[inline]
+pub fn precedence(dscp: u8, n: usize) -> usize {
+    let class = dscp >> 3;
+    let dp = (dscp >> 1) & 3;
+    if (1..=4).contains(&class) && dscp & 1 == 0 && (1..=3).contains(&dp) {
+        (dp as usize - 1).min(n - 1)
+    } else {
+        n - 1
+    }
+}
+
+pub struct Rio {
+    fifo: Fifo,
+    p: RioParams,
+    /// Packets of each precedence queued.
+    qlen: [usize; MAX_PRECEDENCES],
+    avg: [f64; MAX_PRECEDENCES],
+    count: [i64; MAX_PRECEDENCES],
+    idle_since: Option<Time>,
+    rng: SimRng,
+    last_p: f64,
+}
+
+impl Rio {
+    pub fn new(p: RioParams, rng: SimRng) -> Self {
+        Rio {
+            fifo: Fifo::with_capacity(reserve_for(p.limit)),
+            p,
+            qlen: [0; MAX_PRECEDENCES],
+            avg: [0.0; MAX_PRECEDENCES],
+            count: [-1; MAX_PRECEDENCES],
+            idle_since: Some(0),
+            rng,
+            last_p: 0.0,
+        }
+    }
+
+    fn n(&self) -> usize {
+        self.p.curves.len()
+    }
+
+    /// The queue length precedence `k`'s average follows.
+    fn length_for(&self, k: usize) -> f64 {
+        match self.p.mode {
+            RioMode::RioC => self.qlen[..=k].iter().sum::<usize>() as f64,
+            RioMode::RioD => self.qlen[k] as f64,
+            RioMode::Wred => self.fifo.len() as f64,
+        }
+    }
+
+    /// Updates the averages an arrival of precedence `j` moves.
+    fn update(&mut self, now: Time, j: usize) {
+        let w = self.p.w_q;
+        if let Some(t) = self.idle_since.take() {
+            let m = (self.p.ptc * to_secs(now.saturating_sub(t))).min(1e9);
+            let decay = (1.0 - w).powf(m);
+            for a in &mut self.avg {
+                *a *= decay;
+            }
+        }
+        let n = self.n();
+        let moved = match self.p.mode {
+            RioMode::RioC if self.p.stale_total && j > 0 => j..j, // ns-2 Queue/RED/RIO: nothing moves on OUT
+            RioMode::RioC if self.p.stale_total => 0..n,
+            RioMode::RioC => j..n,
+            RioMode::RioD => j..j + 1,
+            RioMode::Wred => 0..n,
+        };
+        for k in moved {
+            let q = self.length_for(k);
+            self.avg[k] = (1.0 - w) * self.avg[k] + w * q;
+        }
+    }
+
+    /// The un-spaced drop probability of precedence `k` at average `avg`.
+    pub fn p_b(&self, k: usize, avg: f64) -> f64 {
+        let c = self.p.curves[k];
+        if avg <= c.min_th {
+            0.0
+        } else if avg > c.max_th {
+            1.0
+        } else {
+            c.max_p * (avg - c.min_th) / (c.max_th - c.min_th)
+        }
+    }
+
+    fn decide(&mut self, k: usize) -> Option<DropReason> {
+        let c = self.p.curves[k];
+        let avg = self.avg[k];
+        if avg > c.max_th {
+            self.count[k] = 0;
+            self.last_p = 1.0;
+            return Some(DropReason::Forced);
+        }
+        if avg > c.min_th {
+            self.count[k] += 1;
+            let pb = self.p_b(k, avg);
+            let d = 1.0 - self.count[k] as f64 * pb;
+            let pa = if d > 0.0 {
+                pb / d
+            } else if self.p.guard {
+                1.0
+            } else {
+                pb / d
+            };
+            self.last_p = pa;
+            let u: f64 = self.rng.gen();
+            if u <= pa {
+                self.count[k] = 0;
+                return Some(DropReason::Early);
+            }
+            return None;
+        }
+        self.count[k] = -1;
+        self.last_p = 0.0;
+        None
+    }
+
+    /// The average precedence `k` is tested against.
+    pub fn avg(&self, k: usize) -> f64 {
+        match self.p.mode {
+            RioMode::Wred => self.avg[0],
+            _ => self.avg[k],
+        }
+    }
+}
+
+impl Queue for Rio {
+    fn enqueue(&mut self, now: Time, id: PktId, pool: &PacketPool, dropped: &mut Dropped) {
+        let pkt = pool.get(id);
+        let k = precedence(pkt.dscp, self.n());
+        self.update(now, k);
+        if !self.p.limit.admits(&self.fifo, pkt.size) {
+            dropped.push((id, DropReason::Overflow));
+            return;
+        }
+        if let Some(r) = self.decide(k) {
+            dropped.push((id, r));
+            return;
+        }
+        self.fifo.push(id, pool);
+        self.qlen[k] += 1;
+    }
+
+    fn dequeue(&mut self, now: Time, pool: &PacketPool) -> Option<PktId> {
+        let id = self.fifo.pop(pool)?;
+        let k = precedence(pool.get(id).dscp, self.n());
+        self.qlen[k] -= 1;
+        if self.fifo.is_empty() {
+            let tx = crate::units::serialization(pool.get(id).size, self.p.rate_bps.max(1), &mut 0);
+            self.idle_since = Some(now + tx);
+        }
+        Some(id)
+    }
+
+    fn remove_where(&mut self, pool: &PacketPool, pred: &mut dyn FnMut(&Packet) -> bool, removed: &mut Vec<PktId>) -> bool {
+        let before = removed.len();
+        self.fifo.remove_where(pool, pred, removed);
+        for &id in &removed[before..] {
+            self.qlen[precedence(pool.get(id).dscp, self.p.curves.len())] -= 1;
+        }
+        true
+    }
+    super::fifo_accessors!();
+    fn probe_names(&self) -> &'static [&'static str] {
+        &["rio_avg0", "rio_avg1", "rio_avg2", "rio_len0", "rio_len1", "rio_len2", "rio_p"]
+    }
+    fn probe(&self, out: &mut Vec<f64>) {
+        for k in 0..MAX_PRECEDENCES {
+            out.push(if k < self.n() { self.avg(k) } else { f64::NAN });
+        }
+        for k in 0..MAX_PRECEDENCES {
+            out.push(self.qlen[k] as f64);
+        }
+        out.push(self.last_p);
+    }
+}
+
+impl QueueConfig for RioParams {
+    fn kind(&self) -> &'static str {
+        "rio"
+    }
+    fn build(&self, rng: SimRng) -> Box<dyn Queue> {
+        Box::new(Rio::new(self.clone(), rng))
+    }
+    fn params(&self) -> Value {
+        crate::config::params_of(self)
+    }
+}
+
+/// Scenario: `{ kind = "rio", limit = 100, mode = "rio_c" | "rio_d" | "wred", thresholds =
+/// [[min, max, max_p], ...] (IN first; default ns-2 Queue/RED/RIO's [[15, 30, 0.02], [5,
+/// 15, 0.2]]), w_q = 0.002, mean_pktsize = 1000, stale_total = false, guard = false }`.
+pub fn parse(o: &mut Obj, link: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn QueueConfig>> {
+    let limit = super::parse_limit(o, "limit", Limit::Packets(super::DEFAULT_QUEUE_LIMIT), errs);
+    let mode = match o.choice("mode", &["rio_c", "rio_d", "wred"], Some("rio_c"), errs)? {
+        "rio_d" => RioMode::RioD,
+        "wred" => RioMode::Wred,
+        _ => RioMode::RioC,
+    };
+    let curves = match o.get("thresholds") {
+        None => vec![Curve { min_th: 15.0, max_th: 30.0, max_p: 0.02 }, Curve { min_th: 5.0, max_th: 15.0, max_p: 0.2 }],
+        Some(v) => {
+            let parsed: Option<Vec<Curve>> = v.as_array().filter(|a| (1..=MAX_PRECEDENCES).contains(&a.len())).and_then(|a| {
+                a.iter()
+                    .map(|t| {
+                        let t = t.as_array().filter(|t| t.len() == 3)?;
+                        let (lo, hi, p) = (t[0].as_f64()?, t[1].as_f64()?, t[2].as_f64()?);
+                        (lo >= 0.0 && hi > lo && (0.0..=1.0).contains(&p)).then_some(Curve { min_th: lo, max_th: hi, max_p: p })
+                    })
+                    .collect()
+            });
+            match parsed {
+                Some(c) => c,
+                None => {
+                    errs.add(
+                        o.at("thresholds"),
+                        format!(
+                            "expected 1 to 3 triples [min_th, max_th, max_p] (IN first; 0 <= min_th < max_th, 0 <= max_p <= 1), got {}",
+                            show(v)
+                        ),
+                    );
+                    return None;
+                }
+            }
+        }
+    };
+    let w_q = o.float("w_q", 1e-9, 1.0, errs).unwrap_or(0.002);
+    let mean = o.size("mean_pktsize", errs).unwrap_or(1000).max(1) as f64;
+    let stale_total = o.boolean("stale_total", errs).unwrap_or(false);
+    let guard = o.boolean("guard", errs).unwrap_or(false);
+    if stale_total && mode != RioMode::RioC {
+        errs.add(o.at("stale_total"), "applies to mode = \"rio_c\" only (ns-2's Queue/RED/RIO)");
+    }
+    let ptc = link.rate_bps as f64 / (8.0 * mean);
+    Some(Arc::new(RioParams { limit: limit?, mode, curves, w_q, stale_total, guard, ptc, rate_bps: link.rate_bps }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rio(mode: RioMode, stale: bool) -> (Rio, PacketPool) {
+        let p = RioParams {
+            limit: Limit::Packets(100),
+            mode,
+            curves: vec![Curve { min_th: 20.0, max_th: 80.0, max_p: 0.02 }, Curve { min_th: 20.0, max_th: 50.0, max_p: 0.1 }],
+            w_q: 1.0,
+            stale_total: stale,
+            guard: false,
+            ptc: 1000.0,
+            rate_bps: 8_000_000,
+        };
+        (Rio::new(p, crate::rng::stream(1, "rio")), PacketPool::new())
+    }
+
+    fn put(r: &mut Rio, pool: &mut PacketPool, dscp: u8) {
+        let id = pool.alloc(Packet { size: 1000, dscp, ..Default::default() });
+        r.fifo.push(id, pool);
+        r.qlen[precedence(dscp, r.n())] += 1;
+    }
+
+    #[test]
+    fn precedences_of_code_points() {
+        assert_eq!(precedence(10, 2), 0); // AF11: IN
+        assert_eq!(precedence(12, 2), 1); // AF12: OUT
+        assert_eq!(precedence(14, 2), 1); // AF13 capped at the last of two
+        assert_eq!(precedence(14, 3), 2);
+        assert_eq!(precedence(0, 2), 1); // best effort: OUT
+        assert_eq!(precedence(46, 3), 2); // EF is not AF
+        assert_eq!(precedence(34, 3), 0); // AF41
+    }
+
+    #[test]
+    fn coupled_averages_follow_in_and_total_lengths() {
+        let (mut r, mut pool) = rio(RioMode::RioC, false);
+        r.idle_since = None;
+        for _ in 0..10 {
+            put(&mut r, &mut pool, 10);
+        }
+        for _ in 0..30 {
+            put(&mut r, &mut pool, 12);
+        }
+        // w_q = 1: an OUT arrival sets the total average to 40, leaves IN's.
+        r.update(0, 1);
+        assert_eq!((r.avg[0], r.avg[1]), (0.0, 40.0));
+        // An IN arrival moves both: IN 10, total 40.
+        r.update(0, 0);
+        assert_eq!((r.avg[0], r.avg[1]), (10.0, 40.0));
+        // Decoupled: OUT averages its own 30.
+        let (mut d, mut pool) = rio(RioMode::RioD, false);
+        d.idle_since = None;
+        for _ in 0..10 {
+            put(&mut d, &mut pool, 10);
+        }
+        for _ in 0..30 {
+            put(&mut d, &mut pool, 12);
+        }
+        d.update(0, 1);
+        assert_eq!((d.avg[0], d.avg[1]), (0.0, 30.0));
+        // ns-2's Queue/RED/RIO: an OUT arrival moves nothing; an IN arrival both.
+        let (mut s, mut pool) = rio(RioMode::RioC, true);
+        s.idle_since = None;
+        for _ in 0..40 {
+            put(&mut s, &mut pool, 12);
+        }
+        s.update(0, 1);
+        assert_eq!(s.avg[1], 0.0);
+        s.update(0, 0);
+        assert_eq!((s.avg[0], s.avg[1]), (0.0, 40.0));
+    }
+
+    #[test]
+    fn drop_probability_curves_per_precedence() {
+        let (r, _) = rio(RioMode::RioC, false);
+        // IN: 20/80/0.02 → at 50, 0.01; OUT: 20/50/0.1 → at 35, 0.05; past max: 1.
+        assert!((r.p_b(0, 50.0) - 0.01).abs() < 1e-12);
+        assert!((r.p_b(1, 35.0) - 0.05).abs() < 1e-12);
+        assert_eq!(r.p_b(1, 50.0), 0.1);
+        assert_eq!(r.p_b(1, 50.1), 1.0);
+        assert_eq!(r.p_b(0, 20.0), 0.0); // avg > min is strict
+    }
+
+    #[test]
+    fn measured_early_drop_rate_matches_count_spacing() {
+        // Hold avg constant (w_q = 1, a fixed queue): the drop fraction is 1/E[gap] under
+        // p_a = p_b/(1 − count·p_b), count counting the arrivals since the last drop.
+        let (mut r, mut pool) = rio(RioMode::RioD, false);
+        r.idle_since = None;
+        for _ in 0..35 {
+            put(&mut r, &mut pool, 12);
+        }
+        let pb = r.p_b(1, 35.0); // 0.05
+        let (mut drops, n) = (0, 200_000);
+        r.count[1] = 0;
+        for _ in 0..n {
+            r.update(0, 1);
+            if r.decide(1).is_some() {
+                drops += 1;
+            }
+        }
+        let (mut surv, mut mean) = (1.0, 0.0);
+        for count in 1..1000 {
+            mean += surv;
+            let d = 1.0 - count as f64 * pb;
+            let pa = if d > 0.0 { (pb / d).min(1.0) } else { 0.0 };
+            surv *= 1.0 - pa;
+            if surv < 1e-15 {
+                break;
+            }
+        }
+        let (want, got) = (1.0 / mean, drops as f64 / n as f64);
+        assert!((got - want).abs() < 0.03 * want, "{got} vs {want}");
+    }
+}
