@@ -164,3 +164,10 @@ def test_rio_errors_name_the_field(tmp_path, cli):
                  .replace("BNECK", "10Mbps").replace("QUEUE", '{ kind = "rio", thresholds = [[30, 20, 0.1]] }'))
     r = cli("run", p, "--out", tmp_path / "o", "-q")
     assert r.returncode == 2 and "dumbbell.queue.thresholds" in r.stderr, r.stderr
+
+
+def test_a_bucket_shallower_than_a_packet_sends_it_out_at_once():
+    res = run('kind = "marker"\nmeter = "data_buffer"\nrate = "1Mbps"\ndepth = 500\nbuffer = 3')
+    e = res.elements.set_index("element").loc["marker0"]
+    assert e["green_pkts"] == 0 and e["max_buffer_pkts"] == 0
+    assert e["red_pkts"] == res.flows.set_index("name").loc["a", "sent_pkts"]

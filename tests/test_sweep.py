@@ -241,6 +241,19 @@ def test_reproduce_udt_rtt_quick(tmp_path, cli):
     assert "Gu's ns-2 Agent/UDT module" in md and "ccsim default" in md
 
 
+def test_reproduce_diffserv_marker_quick(tmp_path, cli):
+    """Paper A (experiments 1-3) in quick mode: a verdict for every claim, Table 1 with the
+    paper's values, Figs 3-8 drawn."""
+    r = cli("reproduce", "diffserv-marker", "--quick", "--out", tmp_path / "a", "-q", "--workers", "2", timeout=900)
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "a" / "report.md").read_text()
+    for c in ("T1-IN", "T1-target", "Fig5-too-large", "Fig6-best-grows", "Fig7-subscription", "Fig8-rtt"):
+        assert any(f"### {c}: {v}" in md for v in ("holds", "does not hold", "inconclusive")), f"{c} has no verdict"
+    assert "1.13" in md and "0.94" in md  # Table 1's paper values
+    for fig in ("fig3", "fig4", "fig5", "fig6", "fig7", "fig8"):
+        assert (tmp_path / "a" / "figures" / f"{fig}.png").stat().st_size > 10_000
+
+
 def test_reproduce_westwood_abe_quick(tmp_path, cli):
     """Paper C end to end: every claim of the paper gets a verdict in the report."""
     r = cli("reproduce", "westwood-abe", "--quick", "--out", tmp_path / "c", "-q", "--workers", "2", timeout=900)

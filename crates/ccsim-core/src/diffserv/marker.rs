@@ -194,9 +194,16 @@ impl Marker {
                 s.timer = None;
                 return;
             };
+            if !b.fits(size) {
+                // Never conforms: out at once, keeping the order.
+                let (p, _) = s.buf.pop_front().unwrap();
+                self.held -= 1;
+                self.out(ctx, p, Color::Red);
+                continue;
+            }
             if !b.conforms(size) {
-                let at = if b.fits(size) { b.ready_at(size) } else { Time::MAX };
-                if s.timer != Some(at) && at != Time::MAX {
+                let at = b.ready_at(size);
+                if s.timer != Some(at) {
                     s.timer = Some(at);
                     ctx.timer_at(at, RELEASE, i);
                 }
@@ -222,6 +229,15 @@ impl Element for Marker {
         }
         let cap = self.cfg.buffer;
         let s = &mut self.states[i as usize];
+        if let Meter::TokenBucket(b) = &s.meter {
+            if !b.fits(size) {
+                // A bucket shallower than the packet never holds its tokens: it would wait
+                // for ever; it leaves OUT at once (behind nothing it could overtake).
+                if s.buf.is_empty() {
+                    return self.out(ctx, p, Color::Red);
+                }
+            }
+        }
         if s.buf.is_empty() {
             let c = s.meter.color(ctx.now, size, pre, &mut self.rng);
             if c == Color::Green || cap == 0 {

@@ -1,0 +1,87 @@
+"""Paper A's scenarios and per-run metrics (the report is in :mod:`ccsim.papers.diffserv_marker`).
+
+A dumbbell: every sender and receiver on a 10 Mb/s link, a bottleneck whose rate each
+experiment sets, RIO with the paper's curves at every queue (100 packets; IN 20/80/0.02,
+OUT 20/50/0.1), TCP Reno with ns-2's defaults, FTP sources. Each assured (AS) flow has a
+marker at its sender (token bucket of depth rate × RTT, with or without a data buffer);
+best-effort (BE) flows are marked OUT. Every choice the paper leaves open is a constant
+here, listed in the report's parameter table.
+"""
+
+from __future__ import annotations
+
+#: RTT of experiments 1 and 2 (paper silent), seconds.
+RTT = 0.05
+BOTTLENECK_DELAY = 0.002
+RECEIVER_DELAY = 0.0005
+ACCESS_RATE = 10e6
+QUEUE = 100
+RIO = {"kind": "rio", "limit": QUEUE, "thresholds": [[20, 80, 0.02], [20, 50, 0.1]], "w_q": 0.002, "mean_pktsize": 1040}
+#: TCP: ns-2's Reno agent with its defaults (1000-byte segments, window 20).
+TCP = {"kind": "tcp", "profile": "ns2", "recovery": "reno"}
+START_JITTER = 1.0
+#: IP bytes of a full segment (ns-2: 1000 + 40).
+PKT = 1040
+
+
+def access_delay(rtt: float) -> str:
+    return f"{(rtt / 2 - BOTTLENECK_DELAY - RECEIVER_DELAY) * 1e3:g}ms"
+
+
+def scenario(as_rates: list[float], n_be: int, bottleneck: float, buffer: int, *, rtts: list[float] | None = None,
+             be_rtts: list[float] | None = None, duration: float = 200.0, warmup: float = 20.0, trace: bool = False) -> dict:
+    """AS flows with reservations `as_rates` (bit/s) and `n_be` BE flows; `buffer` packets
+    of data buffer in each AS marker (0: the token-bucket marker)."""
+    n_as = len(as_rates)
+    rtts = rtts or [RTT] * n_as
+    be_rtts = be_rtts or [RTT] * n_be
+    flows, els = [], []
+    for i, (r, rtt) in enumerate(zip(as_rates, rtts)):
+        flows.append({**TCP, "name": f"as{i}", "src": f"s{i}", "dst": f"d{i}", "start_jitter": START_JITTER})
+        # A data buffer of 0 packets is the token-bucket marker (tests/test_diffserv.py).
+        # Depth r × RTT (the paper), at least one packet: a shallower bucket never marks IN.
+        m = {"kind": "marker", "name": f"m{i}", "node": f"s{i}", "flows": [f"as{i}"], "rate": r,
+             "depth": max(PKT, round(r * rtt / 8)), "meter": "data_buffer", "buffer": buffer}
+        els.append(m)
+    for j in range(n_be):
+        k = n_as + j
+        flows.append({**TCP, "name": f"be{j}", "src": f"s{k}", "dst": f"d{k}", "start_jitter": START_JITTER})
+        els.append({"kind": "marker", "name": f"out{j}", "node": f"s{k}", "meter": "out"})
+    n = n_as + n_be
+    d = {
+        "name": "diffserv-marker",
+        "simulation": {"duration": duration, "seed": 1, "warmup": warmup},
+        "dumbbell": {"senders": n, "access_rate": ACCESS_RATE, "access_delays": [access_delay(x) for x in rtts + be_rtts],
+                     "receiver_delays": [f"{RECEIVER_DELAY * 1e3:g}ms"] * n, "bottleneck_rate": bottleneck,
+                     "bottleneck_delay": f"{BOTTLENECK_DELAY * 1e3:g}ms", "queue": RIO, "access_queue": RIO},
+        "flows": flows,
+        "elements": els,
+    }
+    if trace:
+        d["simulation"]["warmup"] = 0
+        d["traces"] = [{"kind": "flow", "flow": "as0", "interval": 0.05}, {"kind": "element", "element": "m0", "interval": 0.05}]
+    return d
+
+
+def target(as_rates: list[float], n: int, capacity: float) -> list[float]:
+    """The paper's eqs. 1 and 2: reservation plus an equal share of the excess, or a
+    proportional share when over-subscribed."""
+    total = sum(as_rates)
+    if total <= capacity:
+        return [r + (capacity - total) / n for r in as_rates]
+    return [r / total * capacity for r in as_rates]
+
+
+def metrics(res) -> dict:
+    """Per flow: goodput and the goodput of its IN (AF11) packets over the measured span."""
+    meta = res.meta
+    span = float(meta["sim_time_s"]) - float(res.scenario["simulation"].get("warmup", 0))
+    f = res.tables["flows"].to_pandas().set_index("name")
+    fc = res.tables["flow_classes"].to_pandas()
+    out = {}
+    for name in f.index:
+        out[f"goodput.{name}"] = float(f.loc[name, "goodput_bps"])
+        sel = fc[(fc["flow"] == name) & (fc["class_name"] == "AF11")]
+        # delivered_payload counts duplicates too; IN packets are rarely retransmitted.
+        out[f"in.{name}"] = float(sel["delivered_payload"].sum()) * 8 / span if len(sel) else 0.0
+    return out
