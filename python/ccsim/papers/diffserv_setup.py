@@ -29,15 +29,17 @@ def access_delay(rtt: float) -> str:
 
 
 def scenario(as_rates: list[float], n_be: int, bottleneck: float, buffer: int, *, rtts: list[float] | None = None,
-             be_rtts: list[float] | None = None, duration: float = 200.0, warmup: float = 20.0, trace: bool = False) -> dict:
+             be_rtts: list[float] | None = None, duration: float = 200.0, warmup: float = 20.0, trace: bool = False,
+             window: int | None = None) -> dict:
     """AS flows with reservations `as_rates` (bit/s) and `n_be` BE flows; `buffer` packets
     of data buffer in each AS marker (0: the token-bucket marker)."""
     n_as = len(as_rates)
     rtts = rtts or [RTT] * n_as
     be_rtts = be_rtts or [RTT] * n_be
     flows, els = [], []
+    tcp = {**TCP, **({"window": window} if window else {})}
     for i, (r, rtt) in enumerate(zip(as_rates, rtts)):
-        flows.append({**TCP, "name": f"as{i}", "src": f"s{i}", "dst": f"d{i}", "start_jitter": START_JITTER})
+        flows.append({**tcp, "name": f"as{i}", "src": f"s{i}", "dst": f"d{i}", "start_jitter": START_JITTER})
         # A data buffer of 0 packets is the token-bucket marker (tests/test_diffserv.py).
         # Depth r × RTT (the paper), at least one packet: a shallower bucket never marks IN.
         m = {"kind": "marker", "name": f"m{i}", "node": f"s{i}", "flows": [f"as{i}"], "rate": r,
@@ -45,7 +47,7 @@ def scenario(as_rates: list[float], n_be: int, bottleneck: float, buffer: int, *
         els.append(m)
     for j in range(n_be):
         k = n_as + j
-        flows.append({**TCP, "name": f"be{j}", "src": f"s{k}", "dst": f"d{k}", "start_jitter": START_JITTER})
+        flows.append({**tcp, "name": f"be{j}", "src": f"s{k}", "dst": f"d{k}", "start_jitter": START_JITTER})
         els.append({"kind": "marker", "name": f"out{j}", "node": f"s{k}", "meter": "out"})
     n = n_as + n_be
     d = {
