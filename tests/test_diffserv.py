@@ -75,7 +75,6 @@ def test_depth_from_rtt_and_lost_tokens():
     empties it, so every token beyond the 10 000 bytes is lost: 1 Mb/s − 0.5 Mb/s."""
     res = run('kind = "marker"\nmeter = "token_bucket"\nrate = "1Mbps"\nrtt = "80ms"', rate="0.5Mbps",
               traces=[{"kind": "element", "element": "marker0", "interval": 1.0}])
-    assert "depth" in str(res.meta) or True
     s = res.series("element:marker0")
     lost = s["lost_tokens_bytes"].iloc[-1]
     assert lost == pytest.approx(10 * (1e6 - 0.5e6) / 8, rel=0.01)
@@ -169,5 +168,5 @@ def test_rio_errors_name_the_field(tmp_path, cli):
 def test_a_bucket_shallower_than_a_packet_sends_it_out_at_once():
     res = run('kind = "marker"\nmeter = "data_buffer"\nrate = "1Mbps"\ndepth = 500\nbuffer = 3')
     e = res.elements.set_index("element").loc["marker0"]
-    assert e["green_pkts"] == 0 and e["max_buffer_pkts"] == 0
+    assert e["green_pkts"] == 0 and e["held_pkts"] == 0  # none waits (it passes through the buffer at once)
     assert e["red_pkts"] == res.flows.set_index("name").loc["a", "sent_pkts"]

@@ -186,9 +186,12 @@ class Catalog:
         q = ("SELECT r.run_id, r.params, r.seed, m.name, m.value FROM runs r JOIN metrics m "
              "ON r.run_id = m.run_id AND r.version = m.version WHERE r.status = 'ok'")
         args: list = []
-        if sweep is not None and run_ids is None:
+        if run_ids is not None:
             # Given run ids name the sweep's runs, including those first run (and stored)
             # for another sweep with the identical scenario.
+            q += " AND list_contains(?, r.run_id)"
+            args.append(list(run_ids))
+        elif sweep is not None:
             q += " AND r.sweep = ?"
             args.append(sweep)
         long = self.con.execute(q, args).df()
@@ -196,8 +199,6 @@ class Catalog:
             return pd.DataFrame()
         if names is not None:
             long = long[long["name"].isin(list(names))]
-        if run_ids is not None:
-            long = long[long["run_id"].isin(list(run_ids))]
         if long.empty:
             return pd.DataFrame()
         wide = long.pivot_table(index=["run_id", "params", "seed"], columns="name", values="value").reset_index()

@@ -229,15 +229,6 @@ impl Element for Marker {
         }
         let cap = self.cfg.buffer;
         let s = &mut self.states[i as usize];
-        if let Meter::TokenBucket(b) = &s.meter {
-            if !b.fits(size) {
-                // A bucket shallower than the packet never holds its tokens: it would wait
-                // for ever; it leaves OUT at once (behind nothing it could overtake).
-                if s.buf.is_empty() {
-                    return self.out(ctx, p, Color::Red);
-                }
-            }
-        }
         if s.buf.is_empty() {
             let c = s.meter.color(ctx.now, size, pre, &mut self.rng);
             if c == Color::Green || cap == 0 {

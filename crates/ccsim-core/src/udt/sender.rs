@@ -247,14 +247,7 @@ impl UdtSender {
     fn on_ack(&mut self, ctx: &mut Ctx, p: &Packet) {
         let now = ctx.now;
         let a = wire::get_ack(p);
-        let size = self.cfg.sizes.ack2;
-        ctx.send_with(|q| {
-            q.kind = Kind::Control;
-            q.flags = FLAG_UDT;
-            q.size = size;
-            q.aux = wire::ACK2 as u64;
-            q.seq = a.ack_seq;
-        });
+        send_ctrl(ctx, wire::ACK2, self.cfg.sizes.ack2, a.ack_seq);
         self.stats.ack2s += 1;
         self.stats.acks += 1;
         // UDT4's EXP restarts at any packet from the peer; the ns-2 module's at an
@@ -392,13 +385,7 @@ impl UdtSender {
             }
             self.schedule(ctx, now);
         } else {
-            let size = self.cfg.sizes.keepalive;
-            ctx.send_with(|q| {
-                q.kind = Kind::Control;
-                q.flags = FLAG_UDT;
-                q.size = size;
-                q.aux = wire::KEEPALIVE as u64;
-            });
+            send_ctrl(ctx, wire::KEEPALIVE, self.cfg.sizes.keepalive, 0);
             self.stats.keepalives += 1;
         }
         self.exp_count += 1;
@@ -406,6 +393,18 @@ impl UdtSender {
         self.last_rsp = now;
         self.arm_exp(ctx);
     }
+}
+
+/// Sends a sender-side control packet (ACK2, keep-alive) of type `ctype`, `size` bytes on
+/// the wire, with `info` in its additional-information field.
+fn send_ctrl(ctx: &mut Ctx, ctype: u16, size: u32, info: u64) {
+    ctx.send_with(|q| {
+        q.kind = Kind::Control;
+        q.flags = FLAG_UDT;
+        q.size = size;
+        q.aux = ctype as u64;
+        q.seq = info;
+    });
 }
 
 impl Agent for UdtSender {
