@@ -148,6 +148,8 @@ def test_rio_drops_out_before_in():
     ('meter = "trtcm"\nrate = "2Mbps"\ndepth = 1000\npeak_rate = "1Mbps"\npeak_burst = 1000', "elements[0].peak_rate"),
     ('meter = "leaky"', "elements[0].meter"),
     ('meter = "out"\ngreen = "AF99"', "elements[0].green"),
+    ('meter = "tsw2cm"\nrate = "1Mbps"\nstrict = true', "elements[0].strict"),
+    ('meter = "out"\ninitial_tokens = 100', "elements[0].initial_tokens"),
 ])
 def test_marker_errors_name_the_field(tmp_path, cli, marker, field):
     p = tmp_path / "s.toml"
@@ -157,12 +159,45 @@ def test_marker_errors_name_the_field(tmp_path, cli, marker, field):
     assert r.returncode == 2 and field in r.stderr, r.stderr
 
 
-def test_rio_errors_name_the_field(tmp_path, cli):
+@pytest.mark.parametrize("queue, field", [
+    ('{ kind = "rio", thresholds = [[30, 20, 0.1]] }', "dumbbell.queue.thresholds"),
+    ('{ kind = "rio", phb = [[46, 2]] }', "dumbbell.queue.phb"),
+    ('{ kind = "rio", phb = [[64, 0]] }', "dumbbell.queue.phb"),
+    ('{ kind = "red_rio", in_thresholds = [10, 5, 0.1] }', "dumbbell.queue.in_thresholds"),
+    ('{ kind = "red_rio", out_thresholds = [3, 9] }', "dumbbell.queue.out_thresholds"),
+    ('{ kind = "red_rio", priority = "fid" }', "dumbbell.queue.priority"),
+    ('{ kind = "red_rio", rng_skip = 4 }', "dumbbell.queue.rng_skip"),
+    ('{ kind = "red_rio", stale_total = true }', "dumbbell.queue.stale_total"),
+])
+def test_rio_errors_name_the_field(tmp_path, cli, queue, field):
     p = tmp_path / "s.toml"
     p.write_text(BASE.replace("MARKER", 'kind = "marker"\nmeter = "out"').replace("RATE", "1Mbps").replace("DUR", "1")
-                 .replace("BNECK", "10Mbps").replace("QUEUE", '{ kind = "rio", thresholds = [[30, 20, 0.1]] }'))
+                 .replace("BNECK", "10Mbps").replace("QUEUE", queue))
     r = cli("run", p, "--out", tmp_path / "o", "-q")
-    assert r.returncode == 2 and "dumbbell.queue.thresholds" in r.stderr, r.stderr
+    assert r.returncode == 2 and field in r.stderr, r.stderr
+
+
+def test_phb_table_moves_a_code_point_between_precedences():
+    """Flow a marked all AF13 (OUT by default with two curves), flow b AF12; a PHB entry
+    AF13 -> precedence 0 makes a IN: RIO then drops (almost) only flow b."""
+    queue = '{ kind = "rio", limit = 100, thresholds = [[20, 80, 0.02], [20, 50, 0.1]]PHB }'
+    marker = 'kind = "marker"\nmeter = "out"\nred = "AF13"'
+    plain = run(marker, bneck="3Mbps", queue=queue.replace("PHB", ""))
+    moved = run(marker, bneck="3Mbps", queue=queue.replace("PHB", ", phb = [[14, 0]]"))
+    drops = lambda res: res.drops.groupby("name")["pkts"].sum()
+    assert drops(plain)["a"] > 300 and drops(plain)["b"] > 300
+    assert drops(moved).get("a", 0) < drops(plain)["a"] / 20 and drops(moved)["b"] > 1000
+
+
+def test_queue_classes_count_drops_by_reason():
+    res = run('kind = "marker"\nmeter = "token_bucket"\nrate = "1Mbps"\ndepth = 2000', bneck="3Mbps",
+              queue='{ kind = "rio", limit = 100, thresholds = [[20, 80, 0.02], [20, 50, 0.1]] }')
+    q = res.queue_classes
+    reasons = [c for c in q.columns if c.startswith("drops_")]
+    assert {"drops_overflow", "drops_early", "drops_forced", "drops_loss"} <= set(reasons)
+    assert (q[reasons].sum(axis=1) == q["drops"]).all()
+    out = q[(q["direction"] == "r0->r1") & (q["class_name"] == "AF12")].iloc[0]
+    assert out["drops_early"] > 0 and out["drops_early"] + out["drops_forced"] + out["drops_overflow"] == out["drops"]
 
 
 def test_a_bucket_shallower_than_a_packet_sends_it_out_at_once():

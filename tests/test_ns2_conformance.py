@@ -61,3 +61,20 @@ def test_red_rng_skip_needs_the_ns2_stream():
     # Without ns-2's stream the same run draws other numbers: RED drops elsewhere.
     del sc["links"][2]["queue"]["rng_skip"]
     assert not conf.compare_scenario(case, sc).ok
+
+
+def test_rio_tagging_needs_what_it_documents():
+    """The tagging test matches only with ns-2's rules: markers that see the packets sent at
+    their node (not the ACKs arriving there), ns-2's strict bucket comparison, and ns-2's
+    Queue/RED/RIO rather than dsRED's RIO-C."""
+    case = next(c for c in conf.CASES if (c.suite, c.name) == ("rio", "tagging"))
+    assert (case.suite, case.name) in conf.MATCHING
+    for change in ("from", "rio_c"):
+        sc = conf.scenario(case)
+        if change == "from":
+            for e in sc["elements"]:
+                del e["from"]
+        else:
+            q = sc["links"][2]["queue"]
+            sc["links"][2]["queue"] = {"kind": "rio", "limit": 100, "thresholds": [q["in_thresholds"], q["out_thresholds"]]}
+        assert not conf.compare_scenario(case, sc).ok, change

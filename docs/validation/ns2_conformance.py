@@ -86,6 +86,8 @@ class Case:
     queues: tuple | None = None
     #: A link k1 -- s3 (rate, delay) behind the bottleneck (test-suite-red's net2).
     tail: tuple | None = None
+    #: Node elements (test-suite-rio's taggers).
+    elements: list = field(default_factory=list)
 
 
 def tcp(src: str, fid: int, window: int, start: float, recovery: str = "tahoe", packets: int | None = None, **kw) -> dict:
@@ -294,6 +296,55 @@ CASES += [
     red("q_weight_auto", "sack1", "RED with q_weight_ 0 (1 - exp(-1/ptc))", fwd=red_q(w_q=W_AUTO), rev=red_q(w_q=W_AUTO)),
 ]
 
+#: test-suite-rio.tcl: net2 with ns-2's Queue/RED/RIO both ways (queue-limit 100), two
+#: Sack1 flows (window 50) from s1 and s2 at 0 and 1 s, the RED suite's TCP settings plus
+#: `oldCode_ true` (Sack1's pipe from cwnd at a fast retransmit); RIO's own defaults
+#: (mean_pktsize 500, q_weight 0.002, wait) and each test's thresholds, linterms (max_p =
+#: 1/linterm) and gentle flags. priority_method_ 1: pri_ = fid, so the second flow is IN.
+RIOTCP = {**REDTCP, "window": 50, "recovery": "sack1", "sack1_pipe": "cwnd"}
+
+
+def rio_q(in_th, out_th, in_linterm, linterm, priority="ns2_flow_id", **kw) -> dict:
+    return {"kind": "red_rio", "limit": 100, "in_thresholds": [*in_th, 1.0 / in_linterm],
+            "out_thresholds": [*out_th, 1.0 / linterm], "priority": priority, "rng": "ns2", "rng_skip": 4, **kw}
+
+
+def rio(name: str, q: dict, note: str, elements: list | None = None, known: str = "") -> Case:
+    flows = [{"name": f"f{k}", "kind": "tcp", "src": src, "dst": "s3", "start": f"{start}s", **RIOTCP}
+             for k, (src, start) in enumerate([("s1", 0.0), ("s2", 1.0)])]
+    return Case("rio", name, "net2", flows, 20.0, limit=100, delays={"s1": "2ms", "s2": "3ms"}, seq_base=0,
+                traced="r1->k1", queues=(q, q), tail=("10Mbps", "4ms"), note=note, elements=elements or [],
+                known=known)
+
+
+#: tagging: ns-2's token-bucket taggers (`maketbtagger`, `QueueMonitor/ED/Flow/TB`) at the
+#: head of s1 -> r1 and s2 -> r1: fill rates 100 kb/s and 1 Mb/s (`target_rate_` is bound
+#: as a bandwidth: bit/s, the suite's comments read B/s), depth 10 000 B, 1 B at the start;
+#: IN only if the bucket holds more than the packet.
+TAGGERS = [{"kind": "marker", "node": src, "from": ["local"], "flows": [f"f{k}"], "meter": "token_bucket", "rate": rate, "depth": "10000B",
+            "initial_tokens": "1B", "strict": True} for k, (src, rate) in enumerate([("s1", "100kbps"), ("s2", "1Mbps")])]
+
+#: The RIO runs' difference: arrivals at the bottleneck at the very instant its transmitter
+#: frees (ACK-clocked flows make such exact coincidences common here). ccsim's integer
+#: nanoseconds put some arrivals 1-2 ns before the departure; ns-2's doubles order the two
+#: by their last bits. An IN arrival then counts one IN packet more or less, which moves
+#: the IN average by 0.002 and, much later, the arrival at which it crosses in_thresh_.
+#: Checked: counting such near-ties as departures first moves strict's first divergence
+#: from 8.27 s to 11.52 s.
+RIO_TIE = ("the IN average crosses in_thresh_ one arrival earlier in ccsim (10.0004 at 7.679 s in strict), after "
+           "arrivals that coincide with departures at the bottleneck (integer ns in ccsim, doubles in ns-2 order them "
+           "differently); counting those as departures first moves strict's divergence from 8.27 s to 11.52 s")
+
+CASES += [
+    rio("strict", rio_q((10, 20), (3, 9), 10, 10), "RIO, OUT dropped before IN (IN 10/20, OUT 3/9)", known=RIO_TIE),
+    rio("proportional", rio_q((3, 15), (3, 15), 3, 12), "RIO, OUT four times as likely to be dropped"),
+    rio("gentle", rio_q((3, 15), (3, 15), 50, 200, in_gentle=True, out_gentle=True), "RIO, gentle IN and OUT",
+        known=RIO_TIE),
+    rio("notGentle", rio_q((3, 15), (3, 15), 50, 200), "RIO, gentle off"),
+    rio("tagging", rio_q((10, 20), (3, 9), 10, 10, priority="dscp"), "RIO behind token-bucket taggers",
+        elements=TAGGERS),
+]
+
 #: Every test matches ns-2.35 point for point but the documented differences (CI keeps it so).
 MATCHING = {(c.suite, c.name) for c in CASES if not c.known}
 
@@ -325,7 +376,7 @@ def scenario(c: Case) -> dict:
         links.append({"a": "k1", "b": "s3", "rate": c.tail[0], "delay": c.tail[1], "queue": {"kind": "droptail", "limit": 49}})
     traced = [c.traced] if c.traced else ["r1->k1"] if c.drop_list else ["r1->k1", "r1->s1", "r1->s2"]
     return {"name": f"ns2-{c.suite}-{c.name}", "simulation": {"duration": f"{c.stop}s", "seed": 1},
-            "nodes": nodes, "links": links, "flows": flows,
+            "nodes": nodes, "links": links, "flows": flows, **({"elements": c.elements} if c.elements else {}),
             "traces": [{"kind": "packets", "link": n} for n in traced]
             + ([{"kind": "drops", "link": "s1->r1"}] if c.drop_list else [])}
 
@@ -477,7 +528,17 @@ which the `ns2` profile has:
   ns-2's default RNG after the 4 draws of the two TCP agents (`rng = "ns2"`,
   `rng_skip = 4`).
 
-Common to all but rfc2581 and red: ns-2.35's `syn_` / `delay_growth_` (a 40-byte SYN, packet 0, with a window
+- **rio**: the red suite's net2 and TCP settings with `oldCode_ true` (`sack1_pipe = "cwnd"`:
+  Sack1's pipe at a fast retransmit is ⌊cwnd⌋ − 3) and two Sack1 flows (window 50) from 0
+  and 1 s; ns-2's `Queue/RED/RIO` both ways (`kind = "red_rio"`, queue-limit 100, its
+  defaults: `mean_pktsize_` 500, `q_weight_` 0.002, `wait_`), each test's thresholds,
+  linterms and gentle flags; `priority_method_ 1` (`priority = "ns2_flow_id"`: pri_ = fid,
+  so the second flow is IN) but in tagging, whose token-bucket taggers (`maketbtagger`:
+  100 kb/s and 1 Mb/s, depth 10 000 B, 1 B at the start, IN only if the bucket holds more
+  than the packet) are markers at s1 and s2 on the packets sent there (`from = ["local"]`,
+  `initial_tokens`, `strict`). RIO draws from ns-2's default RNG after the agents' 4 draws.
+
+Common to all but rfc2581, red and rio: ns-2.35's `syn_` / `delay_growth_` (a 40-byte SYN, packet 0, with a window
 of one; `windowInit_` segments when its ACK arrives); `ssthresh_` starts at `window_`;
 ns-2's DropTail `queue-limit N` holds N − 1 waiting packets, so ccsim's `limit` is N − 1.
 `boot_time_` comes from ns-2's default RNG (MRG32k3a, seed 1): every TCP agent draws one
@@ -497,7 +558,10 @@ counter, every hole below the highest SACK, the scoreboard cleared after a timeo
 sink (`sack_option_base = 0`, `sack_blocks = "ns2"`); `maxburst_` (`max_burst`); the
 DelAck sink's rules (`delack_duplicates`, `rfc2581_immediate_ack`, `syn_immediate_ack`);
 RED's idle period from the end of the last transmission, a forced drop that leaves `old`
-alone, ns-2's arithmetic and its random numbers (`rng = "ns2"`).
+alone, ns-2's arithmetic and its random numbers (`rng = "ns2"`); `Queue/RED/RIO`'s own
+rules (OUT arrivals move no average, the IN average's idle flag, a forced IN drop resetting
+the IN count), `oldCode_`'s pipe, and the tagger's strict comparison. A marker at a sender
+must see only the packets sent there: the ACKs reaching the node took tokens otherwise.
 
 Not rebuilt: tests that need ECN (`onedrop_ECN_sack`, red's `ecn`, `gentleEcn*`,
 `congested*`), RED in byte mode or with Telnet traffic (`red_twoway*`, `flows_*`), a

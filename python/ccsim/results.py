@@ -153,7 +153,8 @@ class Results:
     @property
     def queue_classes(self):
         """Per traffic class (DSCP) at each link direction that carried a marked packet:
-        arrivals, departures, drops (packets and bytes), packets queued at the end."""
+        arrivals, departures, drops (packets and bytes; by reason in ``drops_<reason>``),
+        packets queued at the end."""
         return self.tables["queue_classes"].to_pandas()
 
     @property

@@ -15,19 +15,24 @@ pub struct ClassCounts {
     /// Drops of every reason, wire loss included.
     pub drops: u64,
     pub drop_bytes: u64,
+    /// Drops by [`DropReason`] (indexed by its value).
+    pub drops_by: [u64; DropReason::COUNT],
     /// Packets of the class in the queue now (event-driven directions; lazy ones compute
     /// it when viewed).
     pub len_pkts: i64,
 }
 
 impl ClassCounts {
-    fn sub(&mut self, o: &ClassCounts) {
+    pub fn sub(&mut self, o: &ClassCounts) {
         self.arrivals -= o.arrivals;
         self.arrival_bytes -= o.arrival_bytes;
         self.departures -= o.departures;
         self.departure_bytes -= o.departure_bytes;
         self.drops -= o.drops;
         self.drop_bytes -= o.drop_bytes;
+        for (a, b) in self.drops_by.iter_mut().zip(o.drops_by) {
+            *a -= b;
+        }
     }
 }
 
@@ -216,12 +221,13 @@ impl QueueStats {
         k.len_pkts -= queued as i64;
     }
 
-    /// A packet of class `c` (≠ 0) was dropped (`queued`: out of the queue).
+    /// A packet of class `c` (≠ 0) was dropped for `reason` (`queued`: out of the queue).
     #[cold]
     #[inline(never)]
-    pub fn class_drop(&mut self, c: u8, size: u32, queued: bool) {
+    pub fn class_drop(&mut self, c: u8, size: u32, queued: bool, reason: DropReason) {
         let k = self.classes.get(c);
         k.drops += 1;
+        k.drops_by[reason as usize] += 1;
         k.drop_bytes += size as u64;
         k.len_pkts -= queued as i64;
     }

@@ -63,7 +63,8 @@ class DiffservMarker(Paper):
             Parameter("topology", "dumbbell; every host on a 10 Mb/s link; bottleneck 10 / 12 (8, 6) / 14 Mb/s per experiment", "paper"),
             Parameter("RIO", "every queue 100 packets; IN 20/80/0.02, OUT 20/50/0.1; RIO-C (dsRED's default)", "paper (mode: ccsim)"),
             Parameter("RED weight", S.RIO["w_q"], "ccsim default", "paper silent; ns-2's default of the time"),
-            Parameter("marker", "token bucket rate r, depth r × RTT (at least one 1040-byte packet); data buffer 0 (token only) to 30 packets",
+            Parameter("marker", "at each sender, on the packets it sends; token bucket rate r, depth r × RTT (at least one 1040-byte "
+                      "packet); data buffer 0 (token only) to 30 packets",
                       "paper (the one-packet floor: ccsim)", "r × 50 ms is 625 bytes for the 0.1 Mb/s flows of experiment 2, which could never mark a packet IN"),
             Parameter("TCP", "ns-2 Reno agent, 1000-byte segments (1040 B packets), window 20, FTP", "ccsim default",
                       "the paper: TCP Reno, FTP; packet size and window are ns-2's defaults"),
@@ -297,6 +298,8 @@ class DiffservMarker(Paper):
         g = {b: self._mean_of(ctx, "ds-exp1", as1, "goodput", b).mean() / 1e6 for b in self._buffers(ctx, "ds-exp1")}
         i = {b: self._mean_of(ctx, "ds-exp1", as1, "in", b).mean() / 1e6 for b in self._buffers(ctx, "ds-exp1")}
         row = ", ".join(f"{b}: {g[b]:.2f}/{i[b]:.2f}" for b in g)
+        best = "; ".join(f"{v.statement}: **{v.label}** ({v.ccsim})" for v in self.claims(ctx)
+                         if v.id in ("Fig6-best-grows", "Fig7-subscription", "Fig8-rtt"))
         return ("**Experiment 1** (AS total / IN, Mb/s, by data-buffer size): " + row + ". As the paper finds, the IN rate "
                 "rises with the buffer (the token-bucket marker loses tokens to TCP's bursts, Figs 3 and 4) and the total "
                 "peaks at a few packets, then falls. The totals stay below the paper's (about 1.0 against 1.1-1.2 Mb/s) and the "
@@ -304,12 +307,15 @@ class DiffservMarker(Paper):
                 "the paper) bound each flow, and RIO's OUT curve takes the excess. From about 15 packets the whole window fits "
                 "in the marker's buffer: the marker then shapes the flow to its token rate, every packet IN, and the total "
                 "equals the reservation's goodput whatever the seed — the mechanism behind 'too large a buffer hurts' here.\n\n"
-                "**Experiments 2 and 3**: the best buffer grows with the reservation (2 against 0.5 Mb/s), shrinks at 120 % "
-                "subscription, and grows with the RTT (80 against 10 ms), as the paper says; 'best' is the size with the highest "
-                "mean throughput per seed, on curves that are flat near their peak. The 0.1 Mb/s flows' bucket (r × RTT = 625 "
-                "bytes) is raised to one packet, without which they could never be marked IN.\n\n"
-                "Table 6 (full mode) varies the window (20, 64) and the RTT (50, 100 ms) of experiment 1.\n\n"
-                "Not yet done for this paper (issue #18): ns-2.35's RIO test suite reproduced event for event.")
+                "**Experiments 2 and 3** ('best' is the size with the highest mean throughput per seed, on curves that are "
+                "flat near their peak): " + best + ". The paper says the best size grows with the reservation and the RTT "
+                "and shrinks when the link is over-subscribed. The 0.1 Mb/s flows' bucket (r × RTT = 625 bytes) is raised "
+                "to one packet, without which they could never be marked IN.\n\n"
+                "Each marker meters what its sender sends (`from = [\"local\"]`): the ACKs reaching the sender pass "
+                "the node's elements too, and would take tokens and wait in the data buffer.\n\n"
+                "Table 6 (full mode) varies the window (20, 64) and the RTT (50, 100 ms) of experiment 1. ns-2's own "
+                "RIO (`Queue/RED/RIO`, `kind = \"red_rio\"`) is checked against ns-2.35's RIO test suite in "
+                "docs/validation/ns2-conformance.md; these runs use dsRED's RIO-C (`kind = \"rio\"`).")
 
 
 PAPER = DiffservMarker()

@@ -42,13 +42,15 @@ def scenario(as_rates: list[float], n_be: int, bottleneck: float, buffer: int, *
         flows.append({**tcp, "name": f"as{i}", "src": f"s{i}", "dst": f"d{i}", "start_jitter": START_JITTER})
         # A data buffer of 0 packets is the token-bucket marker (tests/test_diffserv.py).
         # Depth r × RTT (the paper), at least one packet: a shallower bucket never marks IN.
-        m = {"kind": "marker", "name": f"m{i}", "node": f"s{i}", "flows": [f"as{i}"], "rate": r,
+        # `from = "local"`: the marker meters the data its sender sends, not the ACKs that
+        # reach the sender (which would take tokens and wait in the data buffer).
+        m = {"kind": "marker", "name": f"m{i}", "node": f"s{i}", "from": ["local"], "flows": [f"as{i}"], "rate": r,
              "depth": max(PKT, round(r * rtt / 8)), "meter": "data_buffer", "buffer": buffer}
         els.append(m)
     for j in range(n_be):
         k = n_as + j
         flows.append({**tcp, "name": f"be{j}", "src": f"s{k}", "dst": f"d{k}", "start_jitter": START_JITTER})
-        els.append({"kind": "marker", "name": f"out{j}", "node": f"s{k}", "meter": "out"})
+        els.append({"kind": "marker", "name": f"out{j}", "node": f"s{k}", "from": ["local"], "meter": "out"})
     n = n_as + n_be
     d = {
         "name": "diffserv-marker",

@@ -21,7 +21,8 @@ const RELEASE: u16 = 0;
 /// | `trtcm` | `out`), `key` (`flow` | `pair`, default `flow`), `rate` (CIR), `depth` (bytes)
 /// or `rtt` (depth = rate × rtt, Paper A's), `buffer` (packets, data_buffer), `peak_rate`
 /// and `peak_burst` (trtcm; tsw3cm's `peak_rate`), `burst` and `excess_burst` (srtcm; trtcm's
-/// `burst` is CBS), `window` (tsw2cm, default 1 s), `color_aware` (srtcm, trtcm), code
+/// `burst` is CBS), `window` (tsw2cm, default 1 s), `color_aware` (srtcm, trtcm),
+/// `initial_tokens` (token_bucket, data_buffer; default full), `strict` (token_bucket), code
 /// points `green` (AF11), `yellow` (AF12), `red` (AF13; two-colour meters: AF12, OUT).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct MarkerConfig {
@@ -35,6 +36,10 @@ pub struct MarkerConfig {
     pub excess_burst: u64,
     pub window_s: f64,
     pub color_aware: bool,
+    /// Token bucket: tokens at the start (bytes; default: full).
+    pub initial_tokens: Option<u64>,
+    /// Token bucket: green only if the bucket holds more than the packet (ns-2's tbtagger).
+    pub strict: bool,
     pub green: u8,
     pub yellow: u8,
     pub red: u8,
@@ -43,7 +48,10 @@ pub struct MarkerConfig {
 impl MarkerConfig {
     fn meter(&self) -> Meter {
         match self.meter {
-            "token_bucket" | "data_buffer" => Meter::TokenBucket(TokenBucket::new(self.rate_bps, self.depth)),
+            "token_bucket" | "data_buffer" => {
+                let b = TokenBucket::new(self.rate_bps, self.depth);
+                Meter::TokenBucket(self.initial_tokens.map_or(b.clone(), |t| b.with_tokens(t)), self.strict)
+            }
             "tsw2cm" => Meter::Tsw2 { est: Tsw::new(self.rate_bps as f64, self.window_s), cir: self.rate_bps as f64 },
             "tsw3cm" => Meter::Tsw3 { est: Tsw::new(self.rate_bps as f64, 1.0), cir: self.rate_bps as f64, pir: self.peak_rate_bps as f64 },
             "srtcm" => Meter::SrTcm(SrTcm::new(self.rate_bps as f64, self.depth as f64, self.excess_burst as f64, self.color_aware)),
@@ -93,6 +101,8 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
     let excess_burst = o.bytes("excess_burst", errs);
     let window = o.time("window", errs);
     let color_aware = o.boolean("color_aware", errs).unwrap_or(false);
+    let initial_tokens = o.bytes("initial_tokens", errs);
+    let strict = o.boolean("strict", errs).unwrap_or(false);
     let three = matches!(meter, "tsw3cm" | "srtcm" | "trtcm");
     let green = o.dscp("green", errs).unwrap_or(10);
     let yellow = o.dscp("yellow", errs).unwrap_or(12);
@@ -128,6 +138,14 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
             ok = false;
         }
     }
+    if initial_tokens.is_some() && !matches!(meter, "token_bucket" | "data_buffer") {
+        errs.add(o.at("initial_tokens"), "applies to meter = \"token_bucket\" or \"data_buffer\" only");
+        ok = false;
+    }
+    if strict && meter != "token_bucket" {
+        errs.add(o.at("strict"), "applies to meter = \"token_bucket\" only");
+        ok = false;
+    }
     if !ok {
         return None;
     }
@@ -142,6 +160,8 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
         excess_burst: excess_burst.unwrap_or(0),
         window_s: window.map(crate::units::to_secs).unwrap_or(1.0),
         color_aware,
+        initial_tokens,
+        strict,
         green,
         yellow,
         red,
@@ -188,7 +208,7 @@ impl Marker {
     fn drain(&mut self, ctx: &mut ElemCtx, i: u32) {
         loop {
             let s = &mut self.states[i as usize];
-            let Meter::TokenBucket(b) = &mut s.meter else { return };
+            let Meter::TokenBucket(b, _) = &mut s.meter else { return };
             b.refill(ctx.now);
             let Some(&(_, size)) = s.buf.front() else {
                 s.timer = None;
@@ -266,7 +286,7 @@ impl Element for Marker {
     fn probe(&self, now: Time, out: &mut Vec<f64>) {
         let (mut tokens, mut lost) = (0.0, 0.0);
         for s in &self.states {
-            if let Meter::TokenBucket(b) = &s.meter {
+            if let Meter::TokenBucket(b, _) = &s.meter {
                 tokens += b.bytes_at(now);
                 lost += b.lost_bytes_at(now);
             }

@@ -9,8 +9,9 @@ use crate::units::{to_secs, Time};
 /// One meter's state (per key of a marker).
 pub enum Meter {
     /// ns-2 `TokenBucket`: green if the bucket holds the packet's size (which it takes),
-    /// else red; tokens arriving at a full bucket are lost (counted).
-    TokenBucket(TokenBucket),
+    /// else red; tokens arriving at a full bucket are lost (counted). `strict`: green only
+    /// if it holds more than the packet (ns-2's tbtagger, `QueueMonitor/ED/Flow/TB`).
+    TokenBucket(TokenBucket, bool),
     /// ns-2 `TSW2CM` (Clark & Fang): a time-sliding-window rate estimate `avg`; green if
     /// `avg ≤ CIR`, else red with probability `(avg − CIR)/avg`.
     Tsw2 { est: Tsw, cir: f64 },
@@ -91,9 +92,9 @@ impl Meter {
     /// The colour of a packet of `size` bytes (current colour `pre`) arriving at `now`.
     pub fn color(&mut self, now: Time, size: u32, pre: Color, rng: &mut SimRng) -> Color {
         match self {
-            Meter::TokenBucket(b) => {
+            Meter::TokenBucket(b, strict) => {
                 b.refill(now);
-                if b.conforms(size) {
+                if if *strict { b.exceeds(size) } else { b.conforms(size) } {
                     b.take(size);
                     Color::Green
                 } else {
@@ -153,12 +154,17 @@ mod tests {
     #[test]
     fn token_bucket_by_hand() {
         // 8 Mb/s = 1000 bytes per ms, depth 2000 bytes (full at 0).
-        let mut m = Meter::TokenBucket(TokenBucket::new(8_000_000, 2000));
+        let mut m = Meter::TokenBucket(TokenBucket::new(8_000_000, 2000), false);
         let g = Color::Green;
         let r = Color::Red;
         // t=0: 2000 → 1000 (G) → 0 (G) → R; t=0.5 ms: 500 → R; t=1.5 ms: 1500 → G (500).
         let got = seq(&mut m, &[(0, 1000), (0, 1000), (0, 1000), (MS / 2, 1000), (3 * MS / 2, 1000)], g);
         assert_eq!(got, vec![g, g, r, r, g]);
+        // Strict (ns-2's tbtagger), starting with 1 byte: at 1 ms the bucket holds exactly
+        // 1001 bytes (G, 1 left), at 2 ms 1001 again (G), at 2.999 ms exactly 1000: R.
+        let mut m = Meter::TokenBucket(TokenBucket::new(8_000_000, 2000).with_tokens(1), true);
+        let got = seq(&mut m, &[(0, 1000), (MS, 1000), (2 * MS, 1000), (2 * MS + 999_000, 1000)], g);
+        assert_eq!(got, vec![r, g, g, r]);
     }
 
     #[test]

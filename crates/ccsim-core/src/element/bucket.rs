@@ -33,9 +33,20 @@ impl TokenBucket {
         }
     }
 
+    /// Starts the bucket with `bytes` of tokens (at most its depth) instead of full.
+    pub fn with_tokens(mut self, bytes: u64) -> Self {
+        self.tokens = (bytes as u128 * UNITS_PER_BYTE).min(self.depth);
+        self
+    }
+
     /// Whether `size` bytes conform now (after [`TokenBucket::refill`]).
     pub fn conforms(&self, size: u32) -> bool {
         self.tokens >= size as u128 * UNITS_PER_BYTE
+    }
+
+    /// Whether the bucket holds more than `size` bytes (ns-2's tbtagger: `size < tbucket_`).
+    pub fn exceeds(&self, size: u32) -> bool {
+        self.tokens > size as u128 * UNITS_PER_BYTE
     }
 
     /// Whether `size` bytes could ever conform (the bucket is deep enough).

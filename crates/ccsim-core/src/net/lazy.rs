@@ -200,7 +200,7 @@ impl LazyFifo {
     fn refuse(&mut self, o: &Offer, stats: &mut QueueStats, flows: &mut FlowTable, ld: u32) {
         stats.on_drop(DropReason::Overflow, o.size);
         if o.dscp != 0 {
-            stats.class_drop(o.dscp, o.size, false);
+            stats.class_drop(o.dscp, o.size, false, DropReason::Overflow);
         }
         flows.drop_parts(o.flow, o.uid, ld, DropReason::Overflow, o.forward, o.size, o.dscp);
         self.record(
@@ -258,7 +258,7 @@ impl LazyFifo {
         if lost {
             stats.on_drop(DropReason::Loss, o.size);
             if o.dscp != 0 {
-                stats.class_drop(o.dscp, o.size, false);
+                stats.class_drop(o.dscp, o.size, false, DropReason::Loss);
             }
             flows.drop_parts(o.flow, o.uid, ld, DropReason::Loss, o.forward, o.size, o.dscp);
         }

@@ -165,7 +165,7 @@ impl Network {
             let p = pool.get(id);
             link.stats.on_remove(now, link.qlen, link.qbytes, reason, p.size);
             if p.dscp != 0 {
-                link.stats.class_drop(p.dscp, p.size, true);
+                link.stats.class_drop(p.dscp, p.size, true, reason);
             }
             link.qlen -= 1;
             link.qbytes -= p.size as u64;
@@ -281,7 +281,7 @@ impl Network {
             link.qbytes -= p.size as u64;
             link.stats.on_drop(reason, p.size);
             if p.dscp != 0 {
-                link.stats.class_drop(p.dscp, p.size, true);
+                link.stats.class_drop(p.dscp, p.size, true, reason);
             }
             if let Some(log) = link.drop_log.as_mut() {
                 log.push(now, p, reason);
@@ -401,7 +401,7 @@ impl Network {
             let p = pool.get(id);
             link.stats.on_drop(DropReason::Loss, p.size);
             if p.dscp != 0 {
-                link.stats.class_drop(p.dscp, p.size, false);
+                link.stats.class_drop(p.dscp, p.size, false, DropReason::Loss);
             }
             if let Some(log) = link.drop_log.as_mut() {
                 log.push(done, p, DropReason::Loss);

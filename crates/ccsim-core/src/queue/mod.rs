@@ -27,6 +27,7 @@ pub(crate) use fifo_accessors;
 
 pub mod droptail;
 pub mod red;
+pub mod red_rio;
 pub mod rio;
 
 use crate::config::{Errors, Obj};
@@ -245,7 +246,8 @@ pub trait QueueConfig: Send + Sync + std::fmt::Debug {
 pub type QueueParser = fn(&mut Obj, &LinkInfo, &mut Errors) -> Option<Arc<dyn QueueConfig>>;
 
 /// Queue kinds by scenario name: one line per discipline.
-pub const REGISTRY: &[(&str, QueueParser)] = &[("droptail", droptail::parse), ("red", red::parse), ("rio", rio::parse)];
+pub const REGISTRY: &[(&str, QueueParser)] =
+    &[("droptail", droptail::parse), ("red", red::parse), ("rio", rio::parse), ("red_rio", red_rio::parse)];
 
 /// Default queue limit when a link names none: 50 packets (ns-2's `Queue limit_`).
 pub const DEFAULT_QUEUE_LIMIT: u64 = 50;

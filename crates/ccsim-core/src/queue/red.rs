@@ -70,18 +70,15 @@ pub struct Red {
     /// Whether avg was above min_th at the previous arrival (ns-2 `edv_.old`).
     old: bool,
     idle_since: Option<Time>,
-    rng: SimRng,
-    ns2_rng: Option<Box<Mrg32k3a>>,
+    rng: Uniforms,
     last_p: f64,
-    /// ns-2's coefficients of `p_b`: `(v_a·avg + v_b)·max_p`, gentle `v_c·avg + v_d`.
-    v: [f64; 4],
+    curve: Curve,
 }
 
 impl Red {
     pub fn new(p: RedParams, rng: SimRng) -> Self {
-        let ns2_rng = p.ns2_rng_skip.map(|k| Box::new(Mrg32k3a::ns2_default(k)));
-        let span = p.max_th - p.min_th;
-        let v = [1.0 / span, -p.min_th / span, (1.0 - p.max_p) / p.max_th, 2.0 * p.max_p - 1.0];
+        let curve = Curve::new(p.min_th, p.max_th, p.max_p, p.gentle);
+        let rng = Uniforms::new(rng, p.ns2_rng_skip);
         Red {
             fifo: Fifo::with_capacity(reserve_for(p.limit)),
             p,
@@ -90,9 +87,8 @@ impl Red {
             old: false,
             idle_since: Some(0),
             rng,
-            ns2_rng,
             last_p: 0.0,
-            v,
+            curve,
         }
     }
 
@@ -103,38 +99,12 @@ impl Red {
 
     /// The un-spaced drop probability `p_b` for an average `avg` (the configured curve).
     pub fn p_b(&self, avg: f64) -> f64 {
-        let p = &self.p;
-        // ns-2's calculate_p_new, in its arithmetic.
-        let [v_a, v_b, v_c, v_d] = self.v;
-        let v = if avg >= p.max_th {
-            if p.gentle {
-                v_c * avg + v_d
-            } else {
-                1.0
-            }
-        } else {
-            (v_a * avg + v_b) * p.max_p
-        };
-        v.clamp(0.0, 1.0)
+        self.curve.p_b(avg)
     }
 
     /// Drop probability after count-based spacing.
     fn p_a(&self, p_b: f64, count: i64) -> f64 {
-        let c = count as f64;
-        let v = if self.p.wait {
-            if c * p_b < 1.0 {
-                0.0
-            } else if c * p_b < 2.0 {
-                p_b / (2.0 - c * p_b)
-            } else {
-                1.0
-            }
-        } else if c * p_b < 1.0 {
-            p_b / (1.0 - c * p_b)
-        } else {
-            1.0
-        };
-        v.min(1.0)
+        spaced(p_b, count, self.p.wait)
     }
 
     fn update_avg(&mut self, now: Time) {
@@ -144,17 +114,7 @@ impl Red {
             Some(t) => (self.p.ptc * to_secs(now.saturating_sub(t))) as i64,
             None => 0,
         };
-        // ns-2 estimator(): avg multiplied by (1−w) m + 1 times, then + w·q (step by step as
-        // ns-2 rounds; by squaring past a long idle period).
-        let mut a = self.avg;
-        if m < 4096 {
-            for _ in 0..=m.max(0) {
-                a *= 1.0 - w;
-            }
-        } else {
-            a *= crate::rng::powi_exact(1.0 - w, (m + 1).min(u32::MAX as i64) as u32);
-        }
-        self.avg = a + w * q;
+        self.avg = estimator(self.avg, m, w, q);
     }
 
     /// The arrival's fate: `None` = accept, `Some(reason)` = drop.
@@ -162,8 +122,7 @@ impl Red {
         let p = &self.p;
         let qlen = self.fifo.len();
         if self.avg >= p.min_th && qlen > 1 {
-            let forced = if p.gentle { self.avg >= 2.0 * p.max_th } else { self.avg >= p.max_th };
-            if forced {
+            if self.curve.forced(self.avg) {
                 self.count = 0;
                 return Some(DropReason::Forced);
             }
@@ -176,10 +135,7 @@ impl Red {
             let pb = self.p_b(self.avg);
             let pa = self.p_a(pb, self.count);
             self.last_p = pa;
-            let u: f64 = match self.ns2_rng.as_mut() {
-                Some(g) => g.next_u01(),
-                None => self.rng.gen(),
-            };
+            let u = self.rng.u01();
             if u <= pa && pa > 0.0 {
                 self.count = 0;
                 return Some(DropReason::Early);
@@ -192,6 +148,107 @@ impl Red {
             None
         }
     }
+}
+
+/// One RED drop curve in ns-2's arithmetic (`REDQueue::calculate_p_new`): `p_b =
+/// (v_a·avg + v_b)·max_p` between the thresholds, gentle `v_c·avg + v_d` from `max_th`.
+#[derive(Clone, Copy, Debug)]
+pub struct Curve {
+    pub max_th: f64,
+    pub max_p: f64,
+    pub gentle: bool,
+    v: [f64; 4],
+}
+
+impl Curve {
+    pub fn new(min_th: f64, max_th: f64, max_p: f64, gentle: bool) -> Self {
+        let span = max_th - min_th;
+        let v = [1.0 / span, -min_th / span, (1.0 - max_p) / max_th, 2.0 * max_p - 1.0];
+        Curve { max_th, max_p, gentle, v }
+    }
+
+    /// The un-spaced drop probability at average `avg` (clamped to [0, 1]).
+    pub fn p_b(&self, avg: f64) -> f64 {
+        let [v_a, v_b, v_c, v_d] = self.v;
+        let v = if avg >= self.max_th {
+            if self.gentle {
+                v_c * avg + v_d
+            } else {
+                1.0
+            }
+        } else {
+            (v_a * avg + v_b) * self.max_p
+        };
+        v.clamp(0.0, 1.0)
+    }
+
+    /// Whether `avg` is past the curve: every arrival dropped (forced).
+    pub fn forced(&self, avg: f64) -> bool {
+        avg >= if self.gentle { 2.0 * self.max_th } else { self.max_th }
+    }
+}
+
+/// ns-2's `modify_p`: the drop probability after count-based spacing (`wait`: uniform
+/// inter-drop gaps; else `p_b/(1 − count·p_b)`), at most 1.
+pub fn spaced(p_b: f64, count: i64, wait: bool) -> f64 {
+    let c = count as f64;
+    let v = if wait {
+        if c * p_b < 1.0 {
+            0.0
+        } else if c * p_b < 2.0 {
+            p_b / (2.0 - c * p_b)
+        } else {
+            1.0
+        }
+    } else if c * p_b < 1.0 {
+        p_b / (1.0 - c * p_b)
+    } else {
+        1.0
+    };
+    v.min(1.0)
+}
+
+/// ns-2's `REDQueue::estimator`: `avg` multiplied by `(1 − w)` `m + 1` times (step by step
+/// as ns-2 rounds; by squaring past a long idle period), then `+ w·q`.
+pub fn estimator(avg: f64, m: i64, w: f64, q: f64) -> f64 {
+    let mut a = avg;
+    if m < 4096 {
+        for _ in 0..=m.max(0) {
+            a *= 1.0 - w;
+        }
+    } else {
+        a *= crate::rng::powi_exact(1.0 - w, (m + 1).min(u32::MAX as i64) as u32);
+    }
+    a + w * q
+}
+
+/// A RED queue's uniform draws: its own stream, or ns-2's default stream after some draws.
+pub struct Uniforms {
+    own: SimRng,
+    ns2: Option<Box<Mrg32k3a>>,
+}
+
+impl Uniforms {
+    pub fn new(own: SimRng, ns2_skip: Option<u64>) -> Self {
+        Uniforms { own, ns2: ns2_skip.map(|k| Box::new(Mrg32k3a::ns2_default(k))) }
+    }
+
+    pub fn u01(&mut self) -> f64 {
+        match self.ns2.as_mut() {
+            Some(g) => g.next_u01(),
+            None => self.own.gen(),
+        }
+    }
+}
+
+/// `rng = "own" | "ns2"` and `rng_skip`: the ns-2 stream's skip, if chosen.
+pub fn parse_rng(o: &mut Obj, errs: &mut Errors) -> Option<u64> {
+    let ns2 = o.choice("rng", &["own", "ns2"], Some("own"), errs) == Some("ns2");
+    let skip = o.int("rng_skip", 0, 1 << 40, errs);
+    if skip.is_some() && !ns2 {
+        errs.add(o.at("rng_skip"), "applies to rng = \"ns2\" only");
+    }
+    ns2.then(|| skip.unwrap_or(0) as u64)
 }
 
 impl Queue for Red {
@@ -266,12 +323,7 @@ pub fn parse(o: &mut Obj, link: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn 
     let w_q = o.float("w_q", 1e-9, 1.0, errs).unwrap_or_else(|| RedParams::ns2_auto_w_q(ptc, link.delay));
     let gentle = o.boolean("gentle", errs).unwrap_or(true);
     let wait = o.boolean("wait", errs).unwrap_or(true);
-    let ns2_rng = o.choice("rng", &["own", "ns2"], Some("own"), errs) == Some("ns2");
-    let skip = o.int("rng_skip", 0, 1 << 40, errs);
-    if skip.is_some() && !ns2_rng {
-        errs.add(o.at("rng_skip"), "applies to rng = \"ns2\" only");
-    }
-    let ns2_rng_skip = ns2_rng.then(|| skip.unwrap_or(0) as u64);
+    let ns2_rng_skip = parse_rng(o, errs);
     Some(Arc::new(RedParams { limit: limit?, min_th, max_th, max_p, w_q, gentle, wait, ptc, rate_bps: link.rate_bps, ns2_rng_skip }))
 }
 

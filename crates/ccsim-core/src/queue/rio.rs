@@ -3,16 +3,18 @@
 //! drop precedence with its own thresholds, an average per precedence, and a precedence
 //! read from each packet's code point.
 //!
-//! - **Precedence** of a packet: an AF code point's drop precedence (AFx1 → 0, AFx2 → 1,
-//!   AFx3 → 2, RFC 2597), capped at the last configured precedence; any other code point
-//!   (best effort) takes the last precedence (OUT). Paper A: IN = AF11, OUT = AF12.
+//! - **Precedence** of a packet, from its code point through the PHB table (`phb`, ns-2
+//!   dsRED's `addPHBEntry` without the physical queue): by default an AF code point's drop
+//!   precedence (AFx1 → 0, AFx2 → 1, AFx3 → 2, RFC 2597), capped at the last configured
+//!   precedence, and any other code point (best effort) the last precedence (OUT). Paper A:
+//!   IN = AF11, OUT = AF12.
 //! - **Averages** (`mode`): `rio_c` (ns-2's default, "coupled"): precedence k averages the
 //!   packets of precedences 0..=k, and an arrival of precedence j updates the averages of
 //!   j..N−1 — the IN average moves on IN arrivals, the total on every arrival (§11.13);
 //!   `rio_d` ("decoupled"): each its own packets, updated on its own arrivals; `wred`: one
 //!   average of the whole queue, updated on every arrival, with per-precedence thresholds.
-//!   `stale_total = true` is ns-2's `Queue/RED/RIO` quirk: the total average moves on IN
-//!   arrivals only, so OUT arrivals are tested against a stale value (§7.6).
+//!   ns-2's older `Queue/RED/RIO` (OUT arrivals test a stale total average, §7.6) is
+//!   [`super::red_rio`].
 //! - **Drop test** (dsRED's): the physical queue full → `overflow`; else with the arrival's
 //!   average `avg` and its precedence's `(min, max, max_p)`: `avg > max` → forced drop
 //!   (count 0); `min < avg ≤ max` → `count += 1`, `p_b = max_p·(avg − min)/(max − min)`,
@@ -57,7 +59,11 @@ pub struct RioParams {
     /// Per precedence, IN (0) first.
     pub curves: Vec<Curve>,
     pub w_q: f64,
-    pub stale_total: bool,
+    /// Precedence of each code point (index: DSCP).
+    #[serde(skip)]
+    pub phb: [u8; 64],
+    /// The PHB table as given (code point, precedence), for reports.
+    pub phb_entries: Vec<(u8, u8)>,
     pub guard: bool,
     pub ptc: f64,
     pub rate_bps: u64,
@@ -105,6 +111,12 @@ impl Rio {
         self.p.curves.len()
     }
 
+    /// A code point's drop precedence (the PHB table).
+    #[inline]
+    fn prec(&self, dscp: u8) -> usize {
+        self.p.phb[dscp as usize & 63] as usize
+    }
+
     /// The queue length precedence `k`'s average follows.
     fn length_for(&self, k: usize) -> f64 {
         match self.p.mode {
@@ -126,8 +138,6 @@ impl Rio {
         }
         let n = self.n();
         let moved = match self.p.mode {
-            RioMode::RioC if self.p.stale_total && j > 0 => j..j, // ns-2 Queue/RED/RIO: nothing moves on OUT
-            RioMode::RioC if self.p.stale_total => 0..n,
             RioMode::RioC => j..n,
             RioMode::RioD => j..j + 1,
             RioMode::Wred => 0..n,
@@ -194,7 +204,7 @@ impl Rio {
 impl Queue for Rio {
     fn enqueue(&mut self, now: Time, id: PktId, pool: &PacketPool, dropped: &mut Dropped) {
         let pkt = pool.get(id);
-        let k = precedence(pkt.dscp, self.n());
+        let k = self.prec(pkt.dscp);
         self.update(now, k);
         if !self.p.limit.admits(&self.fifo, pkt.size) {
             dropped.push((id, DropReason::Overflow));
@@ -210,7 +220,7 @@ impl Queue for Rio {
 
     fn dequeue(&mut self, now: Time, pool: &PacketPool) -> Option<PktId> {
         let id = self.fifo.pop(pool)?;
-        let k = precedence(pool.get(id).dscp, self.n());
+        let k = self.prec(pool.get(id).dscp);
         self.qlen[k] -= 1;
         if self.fifo.is_empty() {
             let tx = crate::units::serialization(pool.get(id).size, self.p.rate_bps.max(1), &mut 0);
@@ -223,7 +233,7 @@ impl Queue for Rio {
         let before = removed.len();
         self.fifo.remove_where(pool, pred, removed);
         for &id in &removed[before..] {
-            self.qlen[precedence(pool.get(id).dscp, self.p.curves.len())] -= 1;
+            self.qlen[self.prec(pool.get(id).dscp)] -= 1;
         }
         true
     }
@@ -255,8 +265,9 @@ impl QueueConfig for RioParams {
 }
 
 /// Scenario: `{ kind = "rio", limit = 100, mode = "rio_c" | "rio_d" | "wred", thresholds =
-/// [[min, max, max_p], ...] (IN first; default ns-2 Queue/RED/RIO's [[15, 30, 0.02], [5,
-/// 15, 0.2]]), w_q = 0.002, mean_pktsize = 1000, stale_total = false, guard = false }`.
+/// [[min, max, max_p], ...] (IN first; default [[15, 30, 0.02], [5, 15, 0.2]], PROTOCOLS.md
+/// §7.6's ns-2 values), phb = [[dscp, precedence], ...] (entries over the AF default),
+/// w_q = 0.002, mean_pktsize = 1000, guard = false }`.
 pub fn parse(o: &mut Obj, link: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn QueueConfig>> {
     let limit = super::parse_limit(o, "limit", Limit::Packets(super::DEFAULT_QUEUE_LIMIT), errs);
     let mode = match o.choice("mode", &["rio_c", "rio_d", "wred"], Some("rio_c"), errs)? {
@@ -293,26 +304,50 @@ pub fn parse(o: &mut Obj, link: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn 
     };
     let w_q = o.float("w_q", 1e-9, 1.0, errs).unwrap_or(0.002);
     let mean = o.size("mean_pktsize", errs).unwrap_or(1000).max(1) as f64;
-    let stale_total = o.boolean("stale_total", errs).unwrap_or(false);
     let guard = o.boolean("guard", errs).unwrap_or(false);
-    if stale_total && mode != RioMode::RioC {
-        errs.add(o.at("stale_total"), "applies to mode = \"rio_c\" only (ns-2's Queue/RED/RIO)");
+    let n = curves.len();
+    let mut phb: [u8; 64] = std::array::from_fn(|d| precedence(d as u8, n) as u8);
+    let mut phb_entries = Vec::new();
+    if let Some(v) = o.get("phb") {
+        let entries: Option<Vec<(u8, u8)>> = v.as_array().and_then(|a| {
+            a.iter()
+                .map(|e| {
+                    let e = e.as_array().filter(|e| e.len() == 2)?;
+                    let (d, k) = (e[0].as_u64()?, e[1].as_u64()?);
+                    (d < 64 && (k as usize) < n).then_some((d as u8, k as u8))
+                })
+                .collect()
+        });
+        match entries {
+            Some(es) => {
+                for &(d, k) in &es {
+                    phb[d as usize] = k;
+                }
+                phb_entries = es;
+            }
+            None => errs.add(
+                o.at("phb"),
+                format!("expected pairs [code point 0-63, precedence 0-{}] (one per configured precedence), got {}", n - 1, show(v)),
+            ),
+        }
     }
     let ptc = link.rate_bps as f64 / (8.0 * mean);
-    Some(Arc::new(RioParams { limit: limit?, mode, curves, w_q, stale_total, guard, ptc, rate_bps: link.rate_bps }))
+    Some(Arc::new(RioParams { limit: limit?, mode, curves, w_q, phb, phb_entries, guard, ptc, rate_bps: link.rate_bps }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn rio(mode: RioMode, stale: bool) -> (Rio, PacketPool) {
+    fn rio(mode: RioMode) -> (Rio, PacketPool) {
+        let curves = vec![Curve { min_th: 20.0, max_th: 80.0, max_p: 0.02 }, Curve { min_th: 20.0, max_th: 50.0, max_p: 0.1 }];
         let p = RioParams {
             limit: Limit::Packets(100),
             mode,
-            curves: vec![Curve { min_th: 20.0, max_th: 80.0, max_p: 0.02 }, Curve { min_th: 20.0, max_th: 50.0, max_p: 0.1 }],
+            phb: std::array::from_fn(|d| precedence(d as u8, curves.len()) as u8),
+            phb_entries: Vec::new(),
+            curves,
             w_q: 1.0,
-            stale_total: stale,
             guard: false,
             ptc: 1000.0,
             rate_bps: 8_000_000,
@@ -339,7 +374,7 @@ mod tests {
 
     #[test]
     fn coupled_averages_follow_in_and_total_lengths() {
-        let (mut r, mut pool) = rio(RioMode::RioC, false);
+        let (mut r, mut pool) = rio(RioMode::RioC);
         r.idle_since = None;
         for _ in 0..10 {
             put(&mut r, &mut pool, 10);
@@ -354,7 +389,7 @@ mod tests {
         r.update(0, 0);
         assert_eq!((r.avg[0], r.avg[1]), (10.0, 40.0));
         // Decoupled: OUT averages its own 30.
-        let (mut d, mut pool) = rio(RioMode::RioD, false);
+        let (mut d, mut pool) = rio(RioMode::RioD);
         d.idle_since = None;
         for _ in 0..10 {
             put(&mut d, &mut pool, 10);
@@ -364,21 +399,11 @@ mod tests {
         }
         d.update(0, 1);
         assert_eq!((d.avg[0], d.avg[1]), (0.0, 30.0));
-        // ns-2's Queue/RED/RIO: an OUT arrival moves nothing; an IN arrival both.
-        let (mut s, mut pool) = rio(RioMode::RioC, true);
-        s.idle_since = None;
-        for _ in 0..40 {
-            put(&mut s, &mut pool, 12);
-        }
-        s.update(0, 1);
-        assert_eq!(s.avg[1], 0.0);
-        s.update(0, 0);
-        assert_eq!((s.avg[0], s.avg[1]), (0.0, 40.0));
     }
 
     #[test]
     fn drop_probability_curves_per_precedence() {
-        let (r, _) = rio(RioMode::RioC, false);
+        let (r, _) = rio(RioMode::RioC);
         // IN: 20/80/0.02 → at 50, 0.01; OUT: 20/50/0.1 → at 35, 0.05; past max: 1.
         assert!((r.p_b(0, 50.0) - 0.01).abs() < 1e-12);
         assert!((r.p_b(1, 35.0) - 0.05).abs() < 1e-12);
@@ -388,34 +413,46 @@ mod tests {
     }
 
     #[test]
-    fn measured_early_drop_rate_matches_count_spacing() {
-        // Hold avg constant (w_q = 1, a fixed queue): the drop fraction is 1/E[gap] under
-        // p_a = p_b/(1 − count·p_b), count counting the arrivals since the last drop.
-        let (mut r, mut pool) = rio(RioMode::RioD, false);
-        r.idle_since = None;
-        for _ in 0..35 {
-            put(&mut r, &mut pool, 12);
-        }
-        let pb = r.p_b(1, 35.0); // 0.05
-        let (mut drops, n) = (0, 200_000);
-        r.count[1] = 0;
-        for _ in 0..n {
-            r.update(0, 1);
-            if r.decide(1).is_some() {
-                drops += 1;
+    fn measured_early_drop_rates_follow_each_precedence_curve() {
+        // Hold the average constant (w_q = 1, a fixed queue of one precedence): the drop
+        // fraction is 1/E[gap] under p_a = p_b/(1 − count·p_b), count counting arrivals
+        // since the last drop; p_b from the precedence's own curve.
+        for (dscp, k, q) in [(12u8, 1usize, 25usize), (12, 1, 35), (12, 1, 45), (10, 0, 35), (10, 0, 60), (10, 0, 75)] {
+            let (mut r, mut pool) = rio(RioMode::RioD);
+            r.idle_since = None;
+            for _ in 0..q {
+                put(&mut r, &mut pool, dscp);
             }
-        }
-        let (mut surv, mut mean) = (1.0, 0.0);
-        for count in 1..1000 {
-            mean += surv;
-            let d = 1.0 - count as f64 * pb;
-            let pa = if d > 0.0 { (pb / d).min(1.0) } else { 0.0 };
-            surv *= 1.0 - pa;
-            if surv < 1e-15 {
-                break;
+            let pb = r.p_b(k, q as f64);
+            let (mut drops, n) = (0, 100_000);
+            r.count[k] = 0;
+            for _ in 0..n {
+                r.update(0, k);
+                if r.decide(k).is_some() {
+                    drops += 1;
+                }
             }
+            let (mut surv, mut mean) = (1.0, 0.0);
+            for count in 1..100_000 {
+                mean += surv;
+                let d = 1.0 - count as f64 * pb;
+                let pa = if d > 0.0 { (pb / d).min(1.0) } else { 0.0 };
+                surv *= 1.0 - pa;
+                if surv < 1e-15 || d <= 0.0 {
+                    break;
+                }
+            }
+            let (want, got) = (1.0 / mean, drops as f64 / n as f64);
+            let tol = 5.0 * (want * (1.0 - want) / n as f64).sqrt() + 1e-3;
+            assert!((got - want).abs() <= tol, "precedence {k} at {q}: {got} vs {want}");
         }
-        let (want, got) = (1.0 / mean, drops as f64 / n as f64);
-        assert!((got - want).abs() < 0.03 * want, "{got} vs {want}");
+    }
+
+    #[test]
+    fn phb_table_maps_code_points_to_precedences() {
+        let (mut r, _) = rio(RioMode::RioC);
+        assert_eq!((r.prec(10), r.prec(12), r.prec(0), r.prec(46)), (0, 1, 1, 1));
+        r.p.phb[46] = 0; // EF treated as IN
+        assert_eq!(r.prec(46), 0);
     }
 }

@@ -441,15 +441,11 @@ pub(crate) fn queue_class(st: &crate::measure::QueueStats, len_pkts: usize, d: u
         departure_bytes: st.departure_bytes,
         drops: st.drops.iter().sum(),
         drop_bytes: st.drop_bytes.iter().sum(),
+        drops_by: st.drops,
         len_pkts: len_pkts as i64,
     };
     for (_, c) in st.classes.seen() {
-        k.arrivals -= c.arrivals;
-        k.arrival_bytes -= c.arrival_bytes;
-        k.departures -= c.departures;
-        k.departure_bytes -= c.departure_bytes;
-        k.drops -= c.drops;
-        k.drop_bytes -= c.drop_bytes;
+        k.sub(c);
         k.len_pkts -= c.len_pkts;
     }
     k

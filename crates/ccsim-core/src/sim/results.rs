@@ -379,8 +379,9 @@ impl Simulation {
                 let ds: Vec<u8> = std::iter::once(0).chain(l.stats.classes.seen().map(|(d, _)| d)).collect();
                 for d in ds {
                     let k = super::queue_class(&l.stats, l.qlen, d);
-                    let vals =
-                        [k.arrivals, k.arrival_bytes, k.departures, k.departure_bytes, k.drops, k.drop_bytes, k.len_pkts.max(0) as u64];
+                    let mut vals =
+                        vec![k.arrivals, k.arrival_bytes, k.departures, k.departure_bytes, k.drops, k.drop_bytes, k.len_pkts.max(0) as u64];
+                    vals.extend(k.drops_by);
                     q.push(&l.name, d, &vals);
                 }
             }
@@ -397,7 +398,9 @@ impl Simulation {
                 }
             }
         }
-        let queue_cols = ["arrivals", "arrival_bytes", "departures", "departure_bytes", "drops", "drop_bytes", "len_pkts"];
+        let reasons = DropReason::ALL.map(|r| format!("drops_{}", r.name()));
+        let mut queue_cols = vec!["arrivals", "arrival_bytes", "departures", "departure_bytes", "drops", "drop_bytes", "len_pkts"];
+        queue_cols.extend(reasons.iter().map(String::as_str));
         let flow_cols = ["sent_pkts", "sent_bytes", "delivered_pkts", "delivered_bytes", "delivered_payload", "drops"];
         (q.table("direction", &queue_cols), f.table("flow", &flow_cols))
     }

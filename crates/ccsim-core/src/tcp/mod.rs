@@ -103,6 +103,9 @@ pub struct TcpConfig {
     /// ns-2 `lessCareful_` (RFC 2582 section 6): with `bug_fix`, an ACK of exactly
     /// `recover` may start a new fast retransmit.
     pub less_careful: bool,
+    /// Sack1's `pipe` at a fast retransmit: ⌊cwnd⌋ − dupthresh (ns-2 `oldCode_ true`)
+    /// instead of the packets outstanding − dupthresh.
+    pub sack1_pipe_from_cwnd: bool,
     /// ns-2 `maxburst_`: at most this many segments per sending opportunity (0 = none).
     pub max_burst: u32,
     /// Bytes a SACK option adds to an ACK besides 8 per block: 4 (kind, length, two NOPs,
@@ -196,6 +199,7 @@ impl TcpConfig {
             exit_recovery_fix: false,
             recovery_max_burst: 2,
             less_careful: false,
+            sack1_pipe_from_cwnd: false,
             max_burst: 0,
             sack_option_base: 0,
             ns2_sack_blocks: true,
@@ -249,6 +253,7 @@ impl TcpConfig {
             exit_recovery_fix: false,
             recovery_max_burst: 0,
             less_careful: false,
+            sack1_pipe_from_cwnd: false,
             max_burst: 0,
             sack_option_base: 4,
             ns2_sack_blocks: false,
@@ -286,7 +291,7 @@ impl TcpConfig {
 /// `clock_granularity`, `min_rto`, `max_rto`, `initial_rto`, `timestamps`,
 /// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`, `headers`, `integer_ssthresh`, `exit_ack_grows`, `boot_time`, `rto_clamp`, `bug_fix`, `max_cwnd`, `limited_transmit`,
 /// `rto_backoff_reset` (`rtt_sample` | `new_ack`), `precision_reduce`, `halving` (`rfc` | `ns2`), `partial_window_deflation`,
-/// `partial_ack_timer` (`first` | `every`), `exit_recovery_fix`, `recovery_max_burst`, `less_careful`, `max_burst`,
+/// `partial_ack_timer` (`first` | `every`), `exit_recovery_fix`, `recovery_max_burst`, `less_careful`, `sack1_pipe` (`outstanding` | `cwnd`), `max_burst`,
 /// `sack_option_base`, `sack_blocks` (`recent` | `ns2`), `rfc2581_immediate_ack`, `syn_immediate_ack`, `delack_duplicates`.
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     // An invalid choice is reported and the rest still read (with the default in its
@@ -379,6 +384,7 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
         c.recovery_max_burst = v as u32;
     }
     read_bool(o, "less_careful", &mut c.less_careful, errs);
+    read_flag(o, "sack1_pipe", ["outstanding", "cwnd"], &mut c.sack1_pipe_from_cwnd, errs);
     if let Some(v) = o.int("max_burst", 0, 1_000_000, errs) {
         c.max_burst = v as u32;
     }
@@ -554,6 +560,7 @@ impl TcpConfig {
             "exit_recovery_fix": self.exit_recovery_fix,
             "recovery_max_burst": self.recovery_max_burst,
             "less_careful": self.less_careful,
+            "sack1_pipe": if self.sack1_pipe_from_cwnd { "cwnd" } else { "outstanding" },
             "max_burst": self.max_burst,
             "sack_option_base": self.sack_option_base,
             "sack_blocks": if self.ns2_sack_blocks { "ns2" } else { "recent" },
