@@ -138,7 +138,7 @@ class Paper(ABC):
 
 # Paper id -> (module, title, issue). A module of None is not implemented yet.
 REGISTRY: dict[str, tuple[str | None, str, str]] = {
-    "diffserv-marker": ("ccsim.papers.diffserv_marker", "A: DiffServ assured service, token-bucket vs data-buffer marker, RIO", "in progress: experiments 1-3"),
+    "diffserv-marker": ("ccsim.papers.diffserv_marker", "A: DiffServ assured service, token-bucket vs data-buffer marker, RIO", "done"),
     "atm-mcs": (None, "B: TCP multicast through an ATM Multicast Server, EPD+SPD", "not yet implemented"),
     "westwood-abe": ("ccsim.papers.westwood_abe", "C: TCP Westwood bandwidth estimation under random loss", "implemented"),
     "udt-rtt": ("ccsim.papers.udt_rtt", "D: UDT rate control by RTT prediction", "implemented"),

@@ -7,8 +7,8 @@ token until one arrives. Experiments 1-3 on a RIO dumbbell: IN and total through
 assured flows against the buffer size, the reservation, the subscription and the RTT.
 Scenarios and per-run metrics: :mod:`ccsim.papers.diffserv_setup`.
 
-Status (issue #18): experiments 1-3 and their claims; ns-2's RIO test-suite conformance
-is still open.
+Status (issue #18): done; experiments 1-3 and their claims. ns-2's own RIO
+(``kind = "red_rio"``) is checked against ns-2.35's RIO suite in docs/validation.
 """
 
 from __future__ import annotations

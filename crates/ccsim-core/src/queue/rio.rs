@@ -265,8 +265,8 @@ impl QueueConfig for RioParams {
 }
 
 /// Scenario: `{ kind = "rio", limit = 100, mode = "rio_c" | "rio_d" | "wred", thresholds =
-/// [[min, max, max_p], ...] (IN first; default [[15, 30, 0.02], [5, 15, 0.2]], PROTOCOLS.md
-/// §7.6's ns-2 values), phb = [[dscp, precedence], ...] (entries over the AF default),
+/// [[min, max, max_p], ...] (IN first; default [[15, 30, 0.02], [5, 15, 0.1]]: what ns-2's
+/// `Queue/RED/RIO` runs by default), phb = [[dscp, precedence], ...] (entries over the AF default),
 /// w_q = 0.002, mean_pktsize = 1000, guard = false }`.
 pub fn parse(o: &mut Obj, link: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn QueueConfig>> {
     let limit = super::parse_limit(o, "limit", Limit::Packets(super::DEFAULT_QUEUE_LIMIT), errs);
@@ -276,7 +276,7 @@ pub fn parse(o: &mut Obj, link: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn 
         _ => RioMode::RioC,
     };
     let curves = match o.get("thresholds") {
-        None => vec![Curve { min_th: 15.0, max_th: 30.0, max_p: 0.02 }, Curve { min_th: 5.0, max_th: 15.0, max_p: 0.2 }],
+        None => vec![Curve { min_th: 15.0, max_th: 30.0, max_p: 0.02 }, Curve { min_th: 5.0, max_th: 15.0, max_p: 0.1 }],
         Some(v) => {
             let parsed: Option<Vec<Curve>> = v.as_array().filter(|a| (1..=MAX_PRECEDENCES).contains(&a.len())).and_then(|a| {
                 a.iter()
