@@ -33,6 +33,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod atm;
 pub mod bench;
 pub mod cc;
 pub mod config;

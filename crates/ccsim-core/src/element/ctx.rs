@@ -58,6 +58,31 @@ impl<'a> ElemCtx<'a> {
         self.core.pool.free(p.id);
     }
 
+    /// Turns the packet into a frame carried by `cells` cells, which the element creates
+    /// next (packets of kind `Cell` whose `aux` names the returned id): the frame stays in
+    /// the pool, unchanged, until the last of its cells is freed — delivered, dropped or
+    /// consumed anywhere. Counted as consumed here (its content lives on in the cells).
+    pub fn into_frame(&mut self, p: Pkt, cells: u32) -> crate::packet::PktId {
+        self.stats.consumed += 1;
+        self.core.pool.hold_frame(p.id, cells);
+        p.id
+    }
+
+    /// A copy of a frame held by its cells (see [`ElemCtx::into_frame`]), keeping its uid:
+    /// the reassembled packet. `from`: the link its last cell arrived on.
+    pub fn frame_copy(&mut self, frame: crate::packet::PktId, from: u32) -> Pkt {
+        self.stats.created += 1;
+        let copy = *self.core.pool.get(frame);
+        let id = self.core.pool.alloc(copy);
+        self.core.pool.get_mut(id).uid = copy.uid;
+        Pkt { id, from }
+    }
+
+    /// The frame a cell names (held by its cells, see [`ElemCtx::into_frame`]).
+    pub fn frame(&self, frame: crate::packet::PktId) -> &Packet {
+        self.core.pool.get(frame)
+    }
+
     /// Enqueues the packet on link direction `link`, which must leave this node, now
     /// (skipping later elements and routing).
     pub fn send_on(&mut self, link: u32, p: Pkt) {

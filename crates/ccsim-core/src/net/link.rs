@@ -268,6 +268,7 @@ fn kind_name(k: Kind) -> &'static str {
         Kind::Data => "data",
         Kind::Ack => "ack",
         Kind::Control => "control",
+        Kind::Cell => "cell",
     }
 }
 

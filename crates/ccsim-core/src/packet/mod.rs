@@ -21,6 +21,9 @@ pub enum Kind {
     Ack = 2,
     /// Control packet (handshakes, UDT control).
     Control = 3,
+    /// An ATM cell carrying part of an AAL5 frame (`aux`: see `atm::CellInfo`); its frame
+    /// lives in the pool until its last cell is freed ([`PacketPool::hold_frame`]).
+    Cell = 4,
 }
 
 /// `Packet::flags`: the TCP timestamps option is present (12 header bytes).
@@ -129,11 +132,20 @@ pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<PktId>,
     next_uid: u64,
+    /// Live cells of each frame held by its cells (indexed by the frame's id; grown on
+    /// first use, so pools without cells carry nothing).
+    cell_refs: Vec<u32>,
+}
+
+/// A cell's frame: the low 32 bits of its `aux` (`atm::CellInfo` encodes the rest).
+#[inline]
+fn frame_of(cell: &Packet) -> PktId {
+    cell.aux as u32
 }
 
 impl PacketPool {
     pub fn new() -> Self {
-        PacketPool { slots: Vec::with_capacity(4096), free: Vec::with_capacity(4096), next_uid: 0 }
+        PacketPool { slots: Vec::with_capacity(4096), free: Vec::with_capacity(4096), next_uid: 0, cell_refs: Vec::new() }
     }
 
     /// Stores `p` and returns its id; assigns `p.uid`.
@@ -173,10 +185,38 @@ impl PacketPool {
         &mut self.slots[id as usize]
     }
 
-    /// Returns a packet's slot to the pool.
+    /// Returns a packet's slot to the pool. Freeing a frame's last cell frees the frame.
     #[inline]
     pub fn free(&mut self, id: PktId) {
+        if self.slots[id as usize].kind == Kind::Cell {
+            self.release_cell(id);
+        }
         self.free.push(id);
+    }
+
+    /// From now on frame `frame` lives as long as its `cells` cells (packets of kind
+    /// [`Kind::Cell`] whose `aux` names it, created next): it is freed with the last of them.
+    pub fn hold_frame(&mut self, frame: PktId, cells: u32) {
+        let i = frame as usize;
+        if self.cell_refs.len() <= i {
+            self.cell_refs.resize(self.slots.len().max(i + 1), 0);
+        }
+        debug_assert_eq!(self.cell_refs[i], 0, "frame {frame} is held already");
+        self.cell_refs[i] = cells;
+        if cells == 0 {
+            self.free.push(frame);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn release_cell(&mut self, cell: PktId) {
+        let f = frame_of(&self.slots[cell as usize]);
+        let r = &mut self.cell_refs[f as usize];
+        *r -= 1;
+        if *r == 0 {
+            self.free(f);
+        }
     }
 
     /// The uid the next packet will get (packets with smaller uids exist already).
@@ -221,5 +261,26 @@ mod tests {
         assert_eq!(pool.get(b).size, 200);
         assert_eq!(pool.get(c).uid, 2);
         assert_eq!(pool.capacity_used(), 2);
+    }
+
+    #[test]
+    fn a_frame_lives_as_long_as_its_cells() {
+        let mut pool = PacketPool::new();
+        let f = pool.alloc(Packet { size: 1000, ..Default::default() });
+        pool.hold_frame(f, 3);
+        let cells: Vec<PktId> =
+            (0..3).map(|i| pool.alloc(Packet { kind: Kind::Cell, size: 53, aux: f as u64 | (i << 32), ..Default::default() })).collect();
+        assert_eq!(pool.live(), 4);
+        pool.free(cells[1]);
+        pool.free(cells[0]);
+        assert_eq!(pool.live(), 2);
+        pool.free(cells[2]);
+        assert_eq!(pool.live(), 0, "the frame went with its last cell");
+        // Its slot is reused, and can hold cells again.
+        let g = pool.alloc(Packet { size: 500, ..Default::default() });
+        pool.hold_frame(g, 1);
+        let c = pool.alloc(Packet { kind: Kind::Cell, size: 53, aux: g as u64, ..Default::default() });
+        pool.free(c);
+        assert_eq!(pool.live(), 0);
     }
 }

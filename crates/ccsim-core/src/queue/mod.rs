@@ -6,7 +6,9 @@
 //! Each discipline has a typed configuration ([`QueueConfig`]: documented fields with
 //! ns-2 defaults, parsed in the discipline's own file) that is also its factory. A new
 //! discipline is one file implementing [`Queue`] and [`QueueConfig`], its tests, and one
-//! line in [`REGISTRY`].
+//! line in the scenario's queue-kind registry ([`crate::scenario::QUEUE_KINDS`]; it lives
+//! there so that disciplines in other domain folders, such as `atm`'s cell queue, import
+//! this module and not the reverse).
 
 /// `visit`, `len_pkts` and `len_bytes` of a discipline that keeps its packets in a `fifo:
 /// Fifo` field, for its `impl Queue` block.
@@ -62,10 +64,12 @@ pub enum DropReason {
     /// Taken out of a queue by a node element's discard rule (e.g. selective packet
     /// discard across a switch's output queues).
     Selective = 7,
+    /// A frame found incomplete when reassembled (an AAL5 frame missing a cell).
+    Corrupted = 8,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 8] = [
+    pub const ALL: [DropReason; 9] = [
         DropReason::Overflow,
         DropReason::Early,
         DropReason::Forced,
@@ -74,8 +78,9 @@ impl DropReason {
         DropReason::Policed,
         DropReason::Buffer,
         DropReason::Selective,
+        DropReason::Corrupted,
     ];
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 9;
 
     pub fn name(self) -> &'static str {
         match self {
@@ -87,6 +92,7 @@ impl DropReason {
             DropReason::Policed => "policed",
             DropReason::Buffer => "buffer",
             DropReason::Selective => "selective",
+            DropReason::Corrupted => "corrupted",
         }
     }
 }
@@ -220,7 +226,7 @@ impl Fifo {
 /// Initial capacity to reserve for a queue with this limit: none (the queue grows to
 /// its peak once, in amortised steps); a network of 10⁵ hosts has 4·10⁵ queues, most of
 /// them never holding more than a packet or two.
-pub(crate) fn reserve_for(_limit: Limit) -> usize {
+pub fn reserve_for(_limit: Limit) -> usize {
     0
 }
 
@@ -244,10 +250,6 @@ pub trait QueueConfig: Send + Sync + std::fmt::Debug {
 
 /// Parses a discipline's fields (the table beside `kind`).
 pub type QueueParser = fn(&mut Obj, &LinkInfo, &mut Errors) -> Option<Arc<dyn QueueConfig>>;
-
-/// Queue kinds by scenario name: one line per discipline.
-pub const REGISTRY: &[(&str, QueueParser)] =
-    &[("droptail", droptail::parse), ("red", red::parse), ("rio", rio::parse), ("red_rio", red_rio::parse)];
 
 /// Default queue limit when a link names none: 50 packets (ns-2's `Queue limit_`).
 pub const DEFAULT_QUEUE_LIMIT: u64 = 50;

@@ -16,6 +16,15 @@ mod generators;
 mod topology;
 mod traces;
 
+/// Queue kinds by scenario name: one line per discipline.
+pub const QUEUE_KINDS: &[(&str, crate::queue::QueueParser)] = &[
+    ("droptail", crate::queue::droptail::parse),
+    ("red", crate::queue::red::parse),
+    ("rio", crate::queue::rio::parse),
+    ("red_rio", crate::queue::red_rio::parse),
+    ("cell", crate::atm::policy::parse),
+];
+
 use crate::agent::FlowConfig;
 pub use crate::config::{Errors, Obj, ScenarioError};
 use crate::element::ElementConfig;

@@ -196,10 +196,10 @@ fn parse_queue(o: &mut Obj, key: &'static str, info: &LinkInfo, errs: &mut Error
 fn queue_from(v: Option<&Value>, path: &str, info: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn QueueConfig>> {
     let Some(v) = v else { return Some(crate::queue::default_config()) };
     let mut q = Obj::new(v, path, errs)?;
-    let kinds: Vec<&'static str> = crate::queue::REGISTRY.iter().map(|(k, _)| *k).collect();
+    let kinds: Vec<&'static str> = super::QUEUE_KINDS.iter().map(|(k, _)| *k).collect();
     let kind = q.choice("kind", &kinds, None, errs);
     let built = kind.and_then(|k| {
-        let parser = crate::queue::REGISTRY.iter().find(|(n, _)| *n == k).unwrap().1;
+        let parser = super::QUEUE_KINDS.iter().find(|(n, _)| *n == k).unwrap().1;
         parser(&mut q, info, errs)
     });
     q.finish_if(kind.is_some(), errs);
