@@ -100,3 +100,76 @@ def test_aal5_errors_name_the_field():
     d["elements"][0]["llc"] = "yes"
     with pytest.raises(ccsim.ScenarioError, match=r"elements\[0\]\.llc"):
         ccsim.validate(d)
+
+
+def mcs_scenario(scheme, buf=1000, n=3, k=3, size=512, dur=0.5, ack="min"):
+    """Paper B's set-up in small: n TCP senders multicast to k receivers through a switch
+    whose Multicast Server replicates each frame to every receiver's port."""
+    senders, rcv = [f"s{i}" for i in range(n)], [f"r{j}" for j in range(k)]
+    big = {"kind": "droptail", "limit": 100000}
+    port = {"kind": "cell", "limit": buf, **({"epd_fraction": 0.5, "overflow": "ppd"} if scheme != "tail" else {})}
+    links = [{"a": s, "b": "sw", "rate": OC3C, "delay": "5us", "queue": big, "reverse_queue": port} for s in senders]
+    links += [{"a": "sw", "b": r, "rate": OC3C, "delay": "5us", "queue": port, "reverse_queue": big} for r in rcv]
+    flows = [{"name": f"f{i}", "kind": "tcp", "src": s, "dst": rcv, "mss": size, "window": max(1, 8192 // size),
+              "recovery": "tahoe", "handshake": False} for i, s in enumerate(senders)]
+    mcs = {"kind": "mcs", "node": "sw", "ack": ack}
+    if scheme == "spd":
+        mcs.update({"spd": True, "spd_threshold": buf // 2})
+    return {"name": "mcs", "nodes": senders + ["sw"] + rcv, "simulation": {"duration": f"{dur}s", "seed": 1},
+            "links": links, "flows": flows, "elements": [{"kind": "aal5", "node": x} for x in senders + rcv] + [mcs]}
+
+
+def mcs_row(res):
+    e = res.elements.set_index("element")
+    return e[e.kind == "mcs"].iloc[0]
+
+
+def test_mcs_copies_every_frame_to_every_receiver():
+    res = ccsim.run(mcs_scenario("tail", buf=100000))
+    m = mcs_row(res)
+    assert m["copies_sent"] == 3 * m["frames_received"]
+    rx = res.receivers
+    # No loss: every receiver of a source got the same frames, and nothing was re-sent.
+    per_flow = rx.groupby("name")["delivered_pkts"]
+    assert (per_flow.max() - per_flow.min() <= 16).all()  # at most a window still in flight
+    assert res.flows["retransmitted_pkts"].sum() == 0 and res.queues["drops_overflow"].sum() == 0
+    # ack = "min": one ACK forwarded per advance of the group's smallest cumulative ACK.
+    assert m["acks_forwarded"] <= m["frames_received"] + 3
+    assert m["acks_absorbed"] >= 2 * m["acks_forwarded"] - 10
+
+
+def test_ack_all_forwards_every_receivers_ack():
+    m = mcs_row(ccsim.run(mcs_scenario("tail", buf=100000, ack="all")))
+    assert m["acks_absorbed"] == 0 and m["acks_forwarded"] > 2.5 * m["frames_received"]
+
+
+def test_spd_takes_one_sources_frame_from_every_congested_port_and_resends_it():
+    res = ccsim.run(mcs_scenario("spd", buf=500))
+    m = mcs_row(res)
+    assert m["spd_taken"] > 0
+    assert m["resent"] + m["asked_source"] <= m["spd_taken"]
+    assert m["resent"] > 0.9 * m["spd_taken"]
+    sel = res.drops[res.drops.reason == "selective"].groupby(["link", "name"])["pkts"].sum().unstack(fill_value=0)
+    # The receivers' ports are alike: SPD took the same sources' frames from each.
+    assert len(sel) == 3 and (sel.nunique() == 1).all()
+
+
+def test_a_multicast_flow_needs_a_replicating_element_where_it_branches():
+    d = mcs_scenario("tail")
+    d["elements"] = [e for e in d["elements"] if e["kind"] != "mcs"]
+    with pytest.raises(ccsim.ScenarioError, match='"mcs"'):
+        ccsim.validate(d)
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"spd": True}, "spd_threshold"),
+    ({"spd_threshold": 100}, "spd_threshold"),
+    ({"resend": True}, "resend"),
+    ({"ack": "max"}, "ack"),
+])
+def test_mcs_errors_name_the_field(change, field):
+    d = mcs_scenario("tail")
+    d["elements"][-1].update(change)
+    i = len(d["elements"]) - 1
+    with pytest.raises(ccsim.ScenarioError, match=rf"elements\[{i}\]\.{field}"):
+        ccsim.validate(d)

@@ -114,9 +114,10 @@ fn a_tree_that_branches_without_a_replicate_element_is_refused() {
     let e = from_toml(&scenario("[[elements]]\nkind = \"replicate\"\nnode = \"r1\"\n")).err().expect("invalid");
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(e[0].message.contains("branches at node 'r0'") && e[0].message.contains("replicate"), "{}", e[0]);
+    // TCP may have several receivers (each acknowledges to the sender; ATM's Multicast
+    // Server combines their ACKs).
     let tcp = scenario(REPLICATE).replace("kind = \"onoff\"", "kind = \"tcp\"").replace("rate = \"4Mbps\"\npacket_size = 1000\n", "");
-    let e = from_toml(&tcp).err().expect("invalid");
-    assert!(e.iter().any(|x| x.path == "flows[0].dst" && x.message.contains("one receiver")), "{e:?}");
+    assert!(from_toml(&tcp).is_ok());
 }
 
 /// Same seed, same results; unicast flows beside a multicast one are unaffected by it

@@ -4,7 +4,7 @@
 //!   the node's agents send, or what it forwards onto ATM) becomes a frame of
 //!   `n = ⌈(size + 8 [+ 8 LLC/SNAP]) / 48⌉` cells (53 bytes each), passed on in order; the
 //!   frame itself stays in the packet pool until its last cell is gone.
-//! - **Reassembly**: cells addressed to this node are collected per virtual circuit (flow,
+//! - **Reassembly**: cells addressed to this node (or to a group it receives) are collected per virtual circuit (flow,
 //!   source) until a cell with the end-of-frame bit arrives. The PDU is good if it holds
 //!   exactly its frame's cells, in order: the frame (with its original uid) goes on to the
 //!   node's agent. Otherwise it is **corrupted**, as AAL5's length and CRC checks would find:
@@ -39,7 +39,7 @@ impl ElementConfig for Aal5Config {
         "aal5"
     }
     fn build(&self, _rng: SimRng) -> Box<dyn Element> {
-        Box::new(Aal5 { cfg: *self, pdus: HashMap::new(), held: 0, c: Counters::default() })
+        Box::new(Aal5 { cfg: *self, rx: Reassembler::default(), c: Counters::default() })
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)
@@ -62,49 +62,71 @@ struct Counters {
 
 pub struct Aal5 {
     cfg: Aal5Config,
-    /// Cells of the PDU being reassembled, per virtual circuit (flow, source).
-    pdus: HashMap<u64, Vec<Pkt>>,
-    held: usize,
+    rx: Reassembler,
     c: Counters,
 }
 
-impl Aal5 {
-    fn segment(&mut self, ctx: &mut ElemCtx, p: Pkt) {
-        let f: Packet = *ctx.packet(&p);
-        if f.size > MAX_FRAME {
-            return ctx.drop(p, DropReason::Policed);
-        }
-        let n = cells_for(f.size, self.cfg.llc);
-        let frame = ctx.into_frame(p, n);
-        self.c.frames_segmented += 1;
-        self.c.cells_sent += n as u64;
-        let mut left = f.size;
-        for i in 0..n {
-            let payload = left.min(CELL_PAYLOAD);
-            left -= payload;
-            let info = CellInfo { frame, index: i as u16, count: n as u16 };
-            let cell = ctx.create(|q| {
-                *q = Packet {
-                    flow: f.flow,
-                    src: f.src,
-                    dst: f.dst,
-                    size: CELL_BYTES,
-                    payload,
-                    kind: Kind::Cell,
-                    dscp: f.dscp,
-                    seq: f.seq,
-                    ack: f.ack,
-                    sent_at: f.sent_at,
-                    aux: info.encode(),
-                    ..Default::default()
-                }
-            });
-            ctx.pass(cell);
-        }
+/// Segments frame `p` into cells handed to `out` in order (`None`: over AAL5's largest
+/// frame; `p` is given back to be dropped). Returns the number of cells.
+pub fn segment(ctx: &mut ElemCtx, p: Pkt, llc: bool, mut out: impl FnMut(&mut ElemCtx, Pkt)) -> Result<u32, Pkt> {
+    let f: Packet = *ctx.packet(&p);
+    if f.size > MAX_FRAME {
+        return Err(p);
     }
+    let n = cells_for(f.size, llc);
+    let frame = ctx.into_frame(p, n);
+    let mut left = f.size;
+    for i in 0..n {
+        let payload = left.min(CELL_PAYLOAD);
+        left -= payload;
+        let info = CellInfo { frame, index: i as u16, count: n as u16 };
+        let cell = ctx.create(|q| {
+            *q = Packet {
+                flow: f.flow,
+                src: f.src,
+                dst: f.dst,
+                size: CELL_BYTES,
+                payload,
+                kind: Kind::Cell,
+                dscp: f.dscp,
+                seq: f.seq,
+                ack: f.ack,
+                sent_at: f.sent_at,
+                aux: info.encode(),
+                ..Default::default()
+            }
+        });
+        out(ctx, cell);
+    }
+    Ok(n)
+}
 
-    /// The end-of-frame cell of `vc` arrived: deliver its frame or drop what it carried.
-    fn reassemble(&mut self, ctx: &mut ElemCtx, vc: u64, from: u32) {
+/// What a PDU's end-of-frame cell completed.
+pub enum Pdu {
+    /// The frame, whole (a copy with the original's uid).
+    Good(Pkt),
+    /// A corrupted PDU: its frames were dropped (`corrupted`) and its cells consumed.
+    Corrupted { frames: u32, cells: u32 },
+}
+
+/// Reassembly per virtual circuit: cells are held until their PDU's end-of-frame cell.
+#[derive(Default)]
+pub struct Reassembler {
+    pdus: HashMap<u64, Vec<Pkt>>,
+    /// Cells held.
+    pub held: usize,
+}
+
+impl Reassembler {
+    /// Takes cell `p` of virtual circuit `vc`; at an end-of-frame cell, the PDU's outcome.
+    pub fn push(&mut self, ctx: &mut ElemCtx, vc: u64, p: Pkt) -> Option<Pdu> {
+        let last = CellInfo::of(ctx.packet(&p)).expect("a cell").last();
+        let from = p.from;
+        self.held += 1;
+        self.pdus.entry(vc).or_default().push(p);
+        if !last {
+            return None;
+        }
         let mut cells = self.pdus.remove(&vc).unwrap_or_default();
         self.held -= cells.len();
         let info = |ctx: &ElemCtx, c: &Pkt| CellInfo::of(ctx.packet(c)).expect("only cells are collected");
@@ -114,56 +136,66 @@ impl Aal5 {
                 let x = info(ctx, c);
                 x.frame == first.frame && x.index as usize == i
             });
-        if good {
-            self.c.frames_delivered += 1;
+        let out = if good {
             let frame = ctx.frame_copy(first.frame, from);
-            for c in cells.drain(..) {
-                ctx.consume(c);
-            }
-            ctx.pass(frame);
+            Pdu::Good(frame)
         } else {
-            self.c.cells_wasted += cells.len() as u64;
             let mut seen: Vec<u32> = Vec::new();
             for c in &cells {
                 let f = info(ctx, c).frame;
                 if !seen.contains(&f) {
                     seen.push(f);
-                    self.c.frames_corrupted += 1;
                     let copy = ctx.frame_copy(f, from);
                     ctx.drop(copy, DropReason::Corrupted);
                 }
             }
-            for c in cells.drain(..) {
-                ctx.consume(c);
-            }
+            Pdu::Corrupted { frames: seen.len() as u32, cells: cells.len() as u32 }
+        };
+        for c in cells.drain(..) {
+            ctx.consume(c);
         }
         // Keep the buffer's capacity for the circuit's next PDU.
         self.pdus.insert(vc, cells);
+        Some(out)
     }
 }
 
 impl Element for Aal5 {
     fn on_packet(&mut self, ctx: &mut ElemCtx, p: Pkt) {
         let pk = ctx.packet(&p);
-        let (dst, here) = (pk.dst, pk.dst == ctx.node);
-        let Some(info) = CellInfo::of(pk) else {
-            return if here { ctx.pass(p) } else { self.segment(ctx, p) };
-        };
-        if dst != ctx.node {
+        let here = ctx.addressed_here(pk.dst);
+        if CellInfo::of(pk).is_none() {
+            if here {
+                return ctx.pass(p);
+            }
+            return match segment(ctx, p, self.cfg.llc, |ctx, cell| ctx.pass(cell)) {
+                Ok(n) => {
+                    self.c.frames_segmented += 1;
+                    self.c.cells_sent += n as u64;
+                }
+                Err(p) => ctx.drop(p, DropReason::Policed),
+            };
+        }
+        if !here {
             return ctx.pass(p);
         }
         let vc = (pk.flow as u64) << 32 | pk.src as u64;
-        let from = p.from;
         self.c.cells_received += 1;
-        self.held += 1;
-        self.pdus.entry(vc).or_default().push(p);
-        if info.last() {
-            self.reassemble(ctx, vc, from);
+        match self.rx.push(ctx, vc, p) {
+            None => {}
+            Some(Pdu::Good(frame)) => {
+                self.c.frames_delivered += 1;
+                ctx.pass(frame);
+            }
+            Some(Pdu::Corrupted { frames, cells }) => {
+                self.c.frames_corrupted += frames as u64;
+                self.c.cells_wasted += cells as u64;
+            }
         }
     }
 
     fn held(&self) -> (usize, u64) {
-        (self.held, self.held as u64 * CELL_BYTES as u64)
+        (self.rx.held, self.rx.held as u64 * CELL_BYTES as u64)
     }
 
     fn summary(&self) -> Vec<(&'static str, f64)> {
@@ -183,7 +215,7 @@ impl Element for Aal5 {
     }
 
     fn probe(&self, _now: Time, out: &mut Vec<f64>) {
-        out.extend([self.held as f64, self.c.frames_delivered as f64, self.c.frames_corrupted as f64]);
+        out.extend([self.rx.held as f64, self.c.frames_delivered as f64, self.c.frames_corrupted as f64]);
     }
 
     fn restart_counters(&mut self, _now: Time) {

@@ -12,6 +12,7 @@
 //! (one 53-byte cell per 2.831 µs).
 
 pub mod aal5;
+pub mod mcs;
 pub mod policy;
 
 use crate::packet::{Kind, Packet, PktId};

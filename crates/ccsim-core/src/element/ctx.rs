@@ -78,6 +78,17 @@ impl<'a> ElemCtx<'a> {
         Pkt { id, from }
     }
 
+    /// Whether a packet addressed to `dst` is for this node (its own address, or a group
+    /// this node receives).
+    pub fn addressed_here(&self, dst: u32) -> bool {
+        dst == self.node || self.core.net.group(dst).is_some_and(|g| g.is_member(self.node))
+    }
+
+    /// The receivers of group `dst` (empty if `dst` is not a group).
+    pub fn group_members(&self, dst: u32) -> &[u32] {
+        self.core.net.group(dst).map_or(&[], |g| &g.members)
+    }
+
     /// The frame a cell names (held by its cells, see [`ElemCtx::into_frame`]).
     pub fn frame(&self, frame: crate::packet::PktId) -> &Packet {
         self.core.pool.get(frame)

@@ -99,6 +99,11 @@ pub trait ElementConfig: Send + Sync + std::fmt::Debug {
     fn build(&self, rng: SimRng) -> Box<dyn Element>;
     /// Every parameter, defaults resolved, as scenario values (for reports).
     fn params(&self) -> serde_json::Value;
+    /// Whether the element copies a multicast group's packets down every branch of the
+    /// group's tree at its node (validation wants one wherever a tree branches).
+    fn replicates(&self) -> bool {
+        false
+    }
 }
 
 /// Parses an element kind's own fields.

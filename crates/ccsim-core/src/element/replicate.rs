@@ -21,6 +21,9 @@ impl ElementConfig for ReplicateConfig {
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)
     }
+    fn replicates(&self) -> bool {
+        true
+    }
 }
 
 /// No fields to parse.

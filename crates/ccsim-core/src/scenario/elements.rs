@@ -16,6 +16,7 @@ pub const ELEMENT_KINDS: &[(&str, crate::element::ElementParser)] = &[
     ("replicate", crate::element::replicate::parse),
     ("marker", crate::diffserv::marker::parse),
     ("aal5", crate::atm::aal5::parse),
+    ("mcs", crate::atm::mcs::parse),
 ];
 
 /// At most this many elements at one node (a chain position is a 16-bit number).

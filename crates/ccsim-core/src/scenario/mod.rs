@@ -352,7 +352,7 @@ impl Nodes {
     }
 }
 
-/// Every flow with several receivers needs a `replicate` element wherever its tree (the
+/// Every flow with several receivers needs a replicating element (`replicate`, `mcs`) wherever its tree (the
 /// union of the routes from its sender to its receivers) branches, and its receivers must
 /// be the tree's leaves.
 fn check_multicast(topo: &topology::Topology, flows: &[FlowSpec], elements: &[ElementSpec], errs: &mut Errors) {
@@ -378,11 +378,14 @@ fn check_multicast(topo: &topology::Topology, flows: &[FlowSpec], elements: &[El
                 let has = |list: &Option<Vec<u32>>, x: u32| list.as_ref().is_none_or(|l| l.contains(&x));
                 has(&e.filter.from, from) && has(&e.filter.flows, fi as u32) && e.filter.to.is_none()
             };
-            let here: Vec<&ElementSpec> = elements.iter().filter(|e| e.node == v && e.config.kind() == "replicate").collect();
+            let here: Vec<&ElementSpec> = elements.iter().filter(|e| e.node == v && e.config.replicates()).collect();
             if here.is_empty() {
                 errs.add(
                     "flows",
-                    format!("flow '{}' branches at node '{}': place an element of kind \"replicate\" there", f.name, names[v as usize]),
+                    format!(
+                        "flow '{}' branches at node '{}': place an element of kind \"replicate\" (or \"mcs\") there",
+                        f.name, names[v as usize]
+                    ),
                 );
             } else if !here.iter().any(admits) {
                 errs.add(

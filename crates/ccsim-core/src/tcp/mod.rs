@@ -493,9 +493,16 @@ impl FlowConfig for TcpFlow {
     fn kind(&self) -> &'static str {
         "tcp"
     }
-    fn build(&self, rng: SimRng, size: Option<u64>, _receivers: usize) -> (Box<dyn Agent>, Vec<Box<dyn Agent>>) {
+    /// Several receivers (a multicast group): each is a TCP receiver that acknowledges to
+    /// the sender; the sender sees every receiver's ACKs unless an element on the way
+    /// combines them (the ATM Multicast Server's `ack = "min"`).
+    fn build(&self, rng: SimRng, size: Option<u64>, receivers: usize) -> (Box<dyn Agent>, Vec<Box<dyn Agent>>) {
         let bytes = size.or(self.cfg.bytes);
-        (Box::new(TcpSender::new(self.cfg.clone(), rng, bytes)), vec![Box::new(TcpReceiver::new(self.cfg.clone(), bytes))])
+        let rx = (0..receivers.max(1)).map(|_| Box::new(TcpReceiver::new(self.cfg.clone(), bytes)) as Box<dyn Agent>).collect();
+        (Box::new(TcpSender::new(self.cfg.clone(), rng, bytes)), rx)
+    }
+    fn max_receivers(&self) -> usize {
+        usize::MAX
     }
     fn params(&self) -> serde_json::Value {
         self.cfg.params()

@@ -23,6 +23,7 @@
 pub mod dff;
 pub mod epd;
 pub mod ppd;
+pub mod spd;
 
 use super::{vc_of, CellInfo};
 use crate::config::{Errors, Obj};
