@@ -10,9 +10,12 @@
 //!   queue holds `spd_threshold` cells or more, one source's first whole frame is taken
 //!   out of every congested queue, the source chosen by round robin. With `resend`, a
 //!   frame taken is re-sent from the common buffer once its port is below the threshold
-//!   (checked at every packet through the server and every `resend_interval`); if it was
+//!   (checked at every packet through the server and every `resend_interval`), and so is a
+//!   copy its port did not take whole (EPD refused it, or it overflowed); if it was
 //!   evicted meanwhile the receivers must get it from the source (counted `asked_source`:
-//!   their duplicate ACKs reach it).
+//!   their duplicate ACKs reach it). With `local_repair` (default with `resend`) the server
+//!   absorbs the duplicate ACKs that ask for a frame it is re-sending itself, so that the
+//!   source does not retransmit it too.
 //! - **ACKs** (`ack`): the receivers' ACKs to a source pass through the server. `min`
 //!   (default) forwards an ACK when the smallest cumulative ACK over the group's receivers
 //!   advances (carrying that value), and forwards the duplicate ACKs of the receivers at
@@ -50,6 +53,7 @@ pub struct McsConfig {
     /// Cells at which an output queue is congested (SPD).
     pub spd_threshold: usize,
     pub resend: bool,
+    pub local_repair: bool,
     pub resend_interval: Time,
     pub llc: bool,
 }
@@ -67,6 +71,7 @@ impl ElementConfig for McsConfig {
             order: Vec::new(),
             next: 0,
             pending: Vec::new(),
+            repairing: Vec::new(),
             taken: Vec::new(),
             branches: Vec::new(),
             timer: None,
@@ -82,8 +87,8 @@ impl ElementConfig for McsConfig {
 }
 
 /// Scenario: `{ kind = "mcs", common_buffer = "40KB", ack = "min" | "all", spd = false,
-/// spd_threshold (cells, required with spd), resend = spd, resend_interval = "1ms", llc =
-/// false }`.
+/// spd_threshold (cells, required with spd), resend = spd, local_repair = resend,
+/// resend_interval = "1ms", llc = false }`.
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
     let common_buffer = o.bytes("common_buffer", errs).unwrap_or(5 * 8192);
     let ack = match o.choice("ack", &["min", "all"], Some("min"), errs)? {
@@ -103,9 +108,22 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
     if resend && !spd {
         errs.add(o.at("resend"), "applies to spd = true only (the server re-sends the frames SPD took)");
     }
+    let local_repair = o.boolean("local_repair", errs).unwrap_or(resend);
+    if local_repair && !resend {
+        errs.add(o.at("local_repair"), "applies to resend = true only");
+    }
     let resend_interval = o.time("resend_interval", errs).unwrap_or(MS);
     let llc = o.boolean("llc", errs).unwrap_or(false);
-    Some(Arc::new(McsConfig { common_buffer, ack, spd, spd_threshold: threshold.unwrap_or(0) as usize, resend, resend_interval, llc }))
+    Some(Arc::new(McsConfig {
+        common_buffer,
+        ack,
+        spd,
+        spd_threshold: threshold.unwrap_or(0) as usize,
+        resend,
+        local_repair,
+        resend_interval,
+        llc,
+    }))
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -120,6 +138,8 @@ struct Counters {
     evicted: u64,
     acks_forwarded: u64,
     acks_absorbed: u64,
+    dupacks_absorbed: u64,
+    refused: u64,
 }
 
 /// One source (a multicast flow): its group, common buffer and receivers' ACKs.
@@ -141,6 +161,8 @@ pub struct Mcs {
     next: usize,
     /// Frames SPD took, waiting to be re-sent.
     pending: Vec<Taken>,
+    /// (flow, seq) of frames the server repairs itself (taken, not yet past every receiver).
+    repairing: Vec<(u32, u64)>,
     taken: Vec<Taken>,
     branches: Vec<u32>,
     timer: Option<Time>,
@@ -148,11 +170,33 @@ pub struct Mcs {
 }
 
 impl Mcs {
+    /// Sends a copy of frame `i` of `flow`'s common buffer down `port`. With `resend`, a
+    /// copy the port did not take whole (EPD refused it, or it overflowed) waits to be
+    /// re-sent like a frame SPD took.
     fn send_copy(&mut self, ctx: &mut ElemCtx, flow: u32, i: usize, port: u32) {
-        let copy = ctx.replicate(&self.sources[&flow].frames[i].1);
+        let (seq, copy) = {
+            let (seq, f) = &self.sources[&flow].frames[i];
+            (*seq, ctx.replicate(f))
+        };
+        let before = ctx.queue_len(port).0;
         match segment(ctx, copy, self.cfg.llc, |ctx, cell| ctx.send_on(port, cell)) {
-            Ok(_) => self.c.copies_sent += 1,
+            Ok(n) => {
+                self.c.copies_sent += 1;
+                if self.cfg.resend && ctx.queue_len(port).0 < before + n as usize {
+                    self.c.refused += 1;
+                    self.wait_for_resend(Taken { flow, seq, port });
+                }
+            }
             Err(p) => ctx.drop(p, DropReason::Policed),
+        }
+    }
+
+    fn wait_for_resend(&mut self, t: Taken) {
+        if !self.pending.contains(&t) {
+            self.pending.push(t);
+        }
+        if self.cfg.local_repair && !self.repairing.contains(&(t.flow, t.seq)) {
+            self.repairing.push((t.flow, t.seq));
         }
     }
 
@@ -193,7 +237,10 @@ impl Mcs {
             spd::run(ctx, &ports, self.cfg.spd_threshold, &self.order, &mut self.next, &mut self.taken);
             self.c.spd_taken += self.taken.len() as u64;
             if self.cfg.resend {
-                self.pending.extend_from_slice(&self.taken);
+                for k in 0..self.taken.len() {
+                    let t = self.taken[k];
+                    self.wait_for_resend(t);
+                }
             }
         }
     }
@@ -213,7 +260,11 @@ impl Mcs {
                     self.c.resent += 1;
                     self.send_copy(ctx, t.flow, i, t.port);
                 }
-                None => self.c.asked_source += 1,
+                None => {
+                    // Evicted: the receivers' duplicate ACKs must reach the source.
+                    self.c.asked_source += 1;
+                    self.repairing.retain(|&r| r != (t.flow, t.seq));
+                }
             }
         }
         if !self.pending.is_empty() && self.timer.is_none() {
@@ -234,9 +285,16 @@ impl Mcs {
                     if members.iter().all(|m| s.acks.contains_key(m)) { members.iter().map(|m| s.acks[m]).min().unwrap_or(0) } else { 0 };
                 if min > s.forwarded {
                     s.forwarded = min;
+                    self.repairing.retain(|&(f, q)| f != a.flow || q >= min);
                     Some(min)
                 } else if a.ack == min && min > 0 {
-                    Some(min)
+                    if self.repairing.contains(&(a.flow, a.ack)) {
+                        // A duplicate asking for a frame the server re-sends itself.
+                        self.c.dupacks_absorbed += 1;
+                        None
+                    } else {
+                        Some(min)
+                    }
                 } else {
                     None
                 }
@@ -311,6 +369,8 @@ impl Element for Mcs {
             ("evicted", c.evicted as f64),
             ("acks_forwarded", c.acks_forwarded as f64),
             ("acks_absorbed", c.acks_absorbed as f64),
+            ("dupacks_absorbed", c.dupacks_absorbed as f64),
+            ("refused", c.refused as f64),
         ]
     }
 

@@ -1,0 +1,109 @@
+"""Paper B's scenarios and per-run metrics (the report is in :mod:`ccsim.papers.atm_mcs`).
+
+Five senders multicast TCP to a group of receivers through one 16×16 output-buffered ATM
+switch whose Multicast Server (MCS) reassembles each frame, keeps it in a common buffer
+and copies it to every receiver's output port (docs/models/atm.md). Every host is on an
+OC-3c link (149.76 Mb/s of cell payload, 5 µs); each host segments into AAL5 cells and
+reassembles what reaches it. The receivers' ports run one of the paper's three buffer
+schemes. Every choice the paper leaves open is a constant here, listed in the report's
+parameter table.
+"""
+
+from __future__ import annotations
+
+OC3C = "149.76Mbps"
+DELAY = "5us"
+SENDERS = 5
+#: Receivers in the group (paper silent; Fig 5 shows a group B).
+RECEIVERS = 3
+#: TCP payload per packet (the paper's 512 B and 8 KB; 40 bytes of TCP/IP headers on top).
+SIZES = (512, 8192)
+#: The receiver's largest window (the paper's 8 KB), bytes.
+WINDOW = 8192
+#: The MCS's common buffer: 5 × a sender's window.
+COMMON = 5 * WINDOW
+SCHEMES = ("tail", "epd_dff", "epd_spd")
+LABEL = {"tail": "tail drop", "epd_dff": "EPD+DFF", "epd_spd": "EPD+SPD", "ppd": "PPD", "epd": "EPD"}
+#: BSD 4.3 Tahoe: slow start, congestion avoidance, fast retransmit after 3 duplicate ACKs
+#: and no fast recovery; a 500 ms timer tick and a 1 s minimum RTO; no SYN exchange (the
+#: MCS relays data; connection set-up is not modelled).
+TCP = {"kind": "tcp", "recovery": "tahoe", "handshake": False, "clock_granularity": "500ms", "min_rto": "1s",
+       "initial_rto": "3s", "delayed_ack": False}
+#: Senders start within this many seconds (the seed draws the offsets).
+START_JITTER = 0.01
+BIG = {"kind": "droptail", "limit": 100000}
+
+
+def port_queue(scheme: str, buffer: int) -> dict:
+    """A receiver's output port: tail drop; EPD at half the buffer with frame-level drop
+    from front; or EPD with PPD behind it (SPD acts from the MCS)."""
+    q = {"kind": "cell", "limit": buffer}
+    if scheme == "epd_dff":
+        q.update({"epd_fraction": 0.5, "overflow": "dff_frame"})
+    elif scheme in ("epd_spd", "epd"):
+        q.update({"epd_fraction": 0.5, "overflow": "ppd"})
+    elif scheme == "ppd":
+        q["overflow"] = "ppd"
+    return q
+
+
+def scenario(scheme: str, buffer: int, size: int, *, receivers: int = RECEIVERS, senders: int = SENDERS,
+             duration: float = 30.0, warmup: float = 2.0, trace: bool = False) -> dict:
+    """Paper B's set-up: `senders` TCP sources multicasting to `receivers` through the MCS."""
+    snd, rcv = [f"s{i}" for i in range(senders)], [f"r{j}" for j in range(receivers)]
+    links = [{"a": s, "b": "sw", "rate": OC3C, "delay": DELAY, "queue": BIG, "reverse_queue": BIG} for s in snd]
+    links += [{"a": "sw", "b": r, "rate": OC3C, "delay": DELAY, "queue": port_queue(scheme, buffer), "reverse_queue": BIG}
+              for r in rcv]
+    win = max(1, WINDOW // size)
+    flows = [{**TCP, "name": f"f{i}", "src": s, "dst": rcv, "mss": size, "window": win, "start_jitter": START_JITTER}
+             for i, s in enumerate(snd)]
+    mcs = {"kind": "mcs", "name": "mcs", "node": "sw", "common_buffer": COMMON, "ack": "min"}
+    if scheme == "epd_spd":
+        mcs.update({"spd": True, "spd_threshold": buffer // 2})
+    els = [{"kind": "aal5", "name": f"aal5-{x}", "node": x} for x in snd + rcv] + [mcs]
+    d = {"name": "atm-mcs", "nodes": snd + ["sw"] + rcv, "simulation": {"duration": duration, "seed": 1, "warmup": warmup},
+         "links": links, "flows": flows, "elements": els}
+    if trace:
+        d["simulation"]["warmup"] = 0
+        d["traces"] = [{"kind": "flow", "flow": f"f{i}", "interval": 0.25} for i in range(senders)]
+    return d
+
+
+def unicast(policy: str, buffer: int, size: int, *, senders: int = 8, window: int = 65536, duration: float = 30.0,
+            warmup: float = 2.0) -> dict:
+    """Beyond the paper: `senders` TCP flows through one switch port to one receiver (the
+    classic TCP-over-ATM study): plain cell drop, PPD or EPD."""
+    snd = [f"s{i}" for i in range(senders)]
+    links = [{"a": s, "b": "sw", "rate": OC3C, "delay": DELAY, "queue": BIG, "reverse_queue": BIG} for s in snd]
+    links.append({"a": "sw", "b": "d", "rate": OC3C, "delay": DELAY, "queue": port_queue(policy, buffer), "reverse_queue": BIG})
+    flows = [{**TCP, "name": f"f{i}", "src": s, "dst": "d", "mss": size, "window": max(1, window // size),
+              "start_jitter": START_JITTER} for i, s in enumerate(snd)]
+    els = [{"kind": "aal5", "name": f"aal5-{x}", "node": x} for x in snd + ["d"]]
+    return {"name": "atm-unicast", "nodes": snd + ["sw", "d"], "simulation": {"duration": duration, "seed": 1, "warmup": warmup},
+            "links": links, "flows": flows, "elements": els}
+
+
+def metrics(res) -> dict:
+    """Per run: effective throughput per source (the mean over its receivers of the goodput
+    of whole, new frames), source retransmissions per second, frames corrupted and cells
+    wasted at the receivers, and the MCS's and the ports' counters."""
+    span = float(res.meta["sim_time_s"]) - float(res.meta.get("warmup_s") or 0)
+    f = res.tables["flows"].to_pandas().set_index("name")
+    rx = res.tables["receivers"].to_pandas()
+    e = res.tables["elements"].to_pandas().set_index("element")
+    q = res.tables["queues"].to_pandas().set_index("direction")
+    eff = rx.groupby("name")["goodput_bps"].mean()
+    out = {"eff_mean": float(eff.mean()), "eff_min": float(eff.min()), "eff_max": float(eff.max()),
+           "retx_per_s": float(f["retransmitted_pkts"].sum()) / span, "timeouts": float(f["timeouts"].sum())}
+    for name, v in eff.items():
+        out[f"eff.{name}"] = float(v)
+    a = e[e["kind"] == "aal5"]
+    out["frames_corrupted"] = float(a["frames_corrupted"].sum())
+    out["cells_wasted"] = float(a["cells_wasted"].sum())
+    if "mcs" in e.index:
+        for k in ("spd_taken", "resent", "asked_source", "evicted", "copies_sent"):
+            out[f"mcs.{k}"] = float(e.loc["mcs", k])
+    ports = q[q.index.str.startswith("sw->")]
+    for k in ("drops_overflow", "drops_early", "drops_forced", "drops_front", "drops_selective"):
+        out[f"port.{k}"] = float(ports[k].sum())
+    return out
