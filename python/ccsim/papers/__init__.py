@@ -139,7 +139,7 @@ class Paper(ABC):
 # Paper id -> (module, title, issue). A module of None is not implemented yet.
 REGISTRY: dict[str, tuple[str | None, str, str]] = {
     "diffserv-marker": ("ccsim.papers.diffserv_marker", "A: DiffServ assured service, token-bucket vs data-buffer marker, RIO", "done"),
-    "atm-mcs": (None, "B: TCP multicast through an ATM Multicast Server, EPD+SPD", "not yet implemented"),
+    "atm-mcs": ("ccsim.papers.atm_mcs", "B: TCP multicast through an ATM Multicast Server, EPD+SPD", "implemented"),
     "westwood-abe": ("ccsim.papers.westwood_abe", "C: TCP Westwood bandwidth estimation under random loss", "implemented"),
     "udt-rtt": ("ccsim.papers.udt_rtt", "D: UDT rate control by RTT prediction", "implemented"),
     "eimd": ("ccsim.papers.eimd", "E: EIMD high-speed TCP vs HSTCP, BIC, CUBIC, Scalable", "implemented"),
