@@ -152,12 +152,17 @@ class AtmMcs(Paper):
                 for b in self._buffers(ctx, sw):
                     g = lambda m: self._series(ctx, sw, m, b).mean()  # noqa: E731
                     rows.append({"packets": _size_label(size), "scheme": S.LABEL[s], "buffer": b,
+                                 "cell loss ratio": f"{g('cell_loss_ratio'):.2e}", "frame loss ratio": f"{g('frame_loss_ratio'):.2e}",
                                  "frames corrupted": f"{g('frames_corrupted'):.0f}", "cells wasted": f"{g('cells_wasted'):.0f}",
                                  "EPD refusals (cells)": f"{g('port.drops_early'):.0f}", "drop from front (cells)": f"{g('port.drops_front'):.0f}",
                                  "SPD takes": f"{g('mcs.spd_taken'):.0f}" if s == "epd_spd" else "",
                                  "re-sent by the MCS": f"{g('mcs.resent'):.0f}" if s == "epd_spd" else "",
                                  "timeouts": f"{g('timeouts'):.1f}"})
-        out.append(ReportTable("Table 3", "What each scheme did at the ports (per run, mean over seeds)", pd.DataFrame(rows)))
+        out.append(ReportTable("Table 3", "What each scheme did at the ports (per run, mean over seeds)", pd.DataFrame(rows),
+                               "Cell loss ratio: cells dropped at the receivers' ports (overflow, EPD, PPD, drop from front) over "
+                               "the cells offered to them — under EPD+SPD most are EPD refusals of copies the MCS re-sends; SPD's "
+                               "takes are not counted. Frame loss ratio: of the frames the sources sent, per receiver, those that "
+                               "did not reach it whole (a frame re-sent that arrives counts as arrived)."))
         rows = []
         for k in sorted({S.RECEIVERS, *_plan("full")["receivers"]}):
             for s in S.SCHEMES:

@@ -106,4 +106,15 @@ def metrics(res) -> dict:
     ports = q[q.index.str.startswith("sw->")]
     for k in ("drops_overflow", "drops_early", "drops_forced", "drops_front", "drops_selective"):
         out[f"port.{k}"] = float(ports[k].sum())
+    # Cell loss ratio at the ports (SPD's takes are not counted: the MCS re-sends them) and
+    # frame loss ratio: of the frames the sources sent, per receiver, those that did not
+    # reach it whole (a re-send by the MCS or by the source that arrives counts as arrived).
+    lost = sum(out[f"port.{k}"] for k in ("drops_overflow", "drops_early", "drops_forced", "drops_front"))
+    arrivals = float(ports["arrivals"].sum())
+    out["cell_loss_ratio"] = lost / arrivals if arrivals else 0.0
+    rx_nodes = set(rx["receiver"])
+    got = float(a[a["node"].isin(rx_nodes)]["frames_delivered"].sum())
+    data = float(e.loc["mcs", "frames_received"]) * len(rx_nodes) if "mcs" in e.index else \
+        float(a[a["node"].isin(set(f["src"]))]["frames_segmented"].sum())
+    out["frame_loss_ratio"] = max(0.0, 1.0 - got / data) if data else 0.0
     return out
