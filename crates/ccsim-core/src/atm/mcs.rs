@@ -73,7 +73,9 @@ impl ElementConfig for McsConfig {
             pending: Vec::new(),
             repairing: Vec::new(),
             taken: Vec::new(),
+            spare: Vec::new(),
             branches: Vec::new(),
+            ports: Vec::new(),
             timer: None,
             c: Counters::default(),
         })
@@ -164,7 +166,10 @@ pub struct Mcs {
     /// (flow, seq) of frames the server repairs itself (taken, not yet past every receiver).
     repairing: Vec<(u32, u64)>,
     taken: Vec<Taken>,
+    /// Scratch vectors (no allocation per frame once grown).
+    spare: Vec<Taken>,
     branches: Vec<u32>,
+    ports: Vec<u32>,
     timer: Option<Time>,
     c: Counters,
 }
@@ -232,9 +237,10 @@ impl Mcs {
             self.send_copy(ctx, pk.flow, i, port);
         }
         if self.cfg.spd {
-            let ports: Vec<u32> = ctx.out_links().to_vec();
+            self.ports.clear();
+            self.ports.extend_from_slice(ctx.out_links());
             self.taken.clear();
-            spd::run(ctx, &ports, self.cfg.spd_threshold, &self.order, &mut self.next, &mut self.taken);
+            spd::run(ctx, &self.ports, self.cfg.spd_threshold, &self.order, &mut self.next, &mut self.taken);
             self.c.spd_taken += self.taken.len() as u64;
             if self.cfg.resend {
                 for k in 0..self.taken.len() {
@@ -245,16 +251,19 @@ impl Mcs {
         }
     }
 
-    /// Re-sends the frames SPD took whose port is below the threshold again.
+    /// Re-sends the frames SPD took whose port is below the threshold again. Each waiting
+    /// frame is tried once per call (a copy refused again waits for the next call).
     fn resend(&mut self, ctx: &mut ElemCtx) {
-        let mut k = 0;
-        while k < self.pending.len() {
-            let t = self.pending[k];
+        // The waiting list moves to `spare` (both keep their capacity: no allocation).
+        std::mem::swap(&mut self.pending, &mut self.spare);
+        for k in 0..self.spare.len() {
+            let t = self.spare[k];
             if ctx.queue_len(t.port).0 >= self.cfg.spd_threshold {
-                k += 1;
+                if !self.pending.contains(&t) {
+                    self.pending.push(t);
+                }
                 continue;
             }
-            self.pending.swap_remove(k);
             match self.sources[&t.flow].frames.iter().position(|(q, _)| *q == t.seq) {
                 Some(i) => {
                     self.c.resent += 1;
@@ -267,6 +276,7 @@ impl Mcs {
                 }
             }
         }
+        self.spare.clear();
         if !self.pending.is_empty() && self.timer.is_none() {
             let at = ctx.now + self.cfg.resend_interval;
             self.timer = Some(at);
