@@ -186,7 +186,7 @@ def test_mcs_errors_name_the_field(change, field):
 def test_spd_threshold_above_the_epd_threshold_still_runs():
     """A copy EPD refuses below the SPD threshold waits for the next pass (it used to be
     re-sent again at once, for ever)."""
-    d = mcs_scenario("spd", buf=500, dur=0.2)
+    d = mcs_scenario("spd", buf=500, dur=0.05)
     d["elements"][-1]["spd_threshold"] = 400  # the ports' EPD refuses from 250 cells
     m = mcs_row(ccsim.run(d))
     assert m["refused"] > 0 and m["resent"] > 0
