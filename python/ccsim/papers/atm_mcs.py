@@ -31,7 +31,7 @@ BCOL = "__buffer"
 def _plan(mode):
     if mode == "full":
         return {"seeds": [1, 2, 3, 4, 5], "dur": 20.0, "warm": 2.0, "buffers": [500, 1000, 2000, 3000, 4000],
-                "receivers": [1, 6], "sens_seeds": [1, 2, 3], "uni": [500, 1000, 2000, 3000, 4000]}
+                "receivers": [2, 6], "sens_seeds": [1, 2, 3], "uni": [500, 1000, 2000, 3000, 4000]}
     return {"seeds": [1, 2], "dur": 3.0, "warm": 0.5, "buffers": [500, 2000], "receivers": [], "sens_seeds": [],
             "uni": [500, 2000]}
 
@@ -71,7 +71,7 @@ class AtmMcs(Paper):
         return [
             Parameter("topology", f"{S.SENDERS} senders and {S.RECEIVERS} receivers on one switch; every host on OC-3c "
                       "(149.76 Mb/s of cell payload, one cell per 2.831 µs), 5 µs per link", "paper (receivers: ccsim)",
-                      "Fig 5 shows five senders; the number of receivers is open (sensitivity: 1 and 6 in full mode)"),
+                      "Fig 5 shows five senders; the number of receivers is open (sensitivity: 2 and 6 in full mode)"),
             Parameter("switch buffer", ", ".join(str(b) for b in p["buffers"]) + " cells per output port", "paper"),
             Parameter("schemes", "tail drop; EPD at 0.5 × buffer + frame-level drop from front; EPD at 0.5 × buffer (PPD behind "
                       "it) + SPD at the same threshold", "paper (PPD behind EPD: ccsim)"),
@@ -174,7 +174,7 @@ class AtmMcs(Paper):
                                  "retx/s": f"{self._series(ctx, sw, 'retx_per_s', b).mean():.1f}"})
         if any(r["receivers"] != S.RECEIVERS for r in rows):
             out.append(ReportTable("Table 4", "Sensitivity of Fig 8a to the number of receivers (512 B)", pd.DataFrame(rows),
-                                   "Full mode: 1 and 6 receivers over 3 seeds beside the default 3 receivers."))
+                                   "Full mode: 2 and 6 receivers over 3 seeds beside the default 3 receivers (one receiver would make each flow unicast, which the MCS does not serve)."))
         rows = []
         for size in S.SIZES:
             for pol in ("tail", "ppd", "epd"):
@@ -300,7 +300,7 @@ class AtmMcs(Paper):
                 f"packets, averaged over the buffers (Mb/s): {fmt(eff)}; the port's share is 24.1 Mb/s (149.76 Mb/s × 512/636 "
                 "bytes per 12 cells, over five sources). When one source stalls (a timeout of at least 1 s) the others' windows "
                 "keep the port busy, so the mean moves little whatever the scheme; what the schemes change is who gets the "
-                f"capacity and at what cost. The slowest source, averaged over sizes and buffers (Mb/s): {fmt(slow)}; source "
+                f"capacity and at what cost. The slowest source, averaged over both packet sizes and the buffers (Mb/s): {fmt(slow)}; source "
                 f"retransmissions per second: {fmt(retx, 1)}; corrupted frames and wasted cells: Table 3. The paper's mean "
                 "differences would need idle time at the ports, which its timers or its source model (each sender sends a "
                 "fixed amount) may have produced; it does not give them.\n\n"
