@@ -6,6 +6,7 @@
     python -m ccsim._benchworker web N         # N TCP transfers opened during the run
     python -m ccsim._benchworker E2.5|E5 SECONDS   # Paper E's dumbbell at 2.5 or 5 Gb/s, two EIMD flows
     python -m ccsim._benchworker D-UDT|D-Proposed|D-TCP   # Paper D's 1 Gb/s path, 100 ms, 60 s
+    python -m ccsim._benchworker scale N SECONDS   # S3's dumbbell (1 Gb/s, 10 ms, queue 1000) with N flows
 Prints one JSON line.
 """
 
@@ -67,6 +68,12 @@ def main() -> None:
     elif what == "cbr":
         flows, rate, secs = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
         r = _core.bench_cbr(flows, rate, secs, 1.05)
+    elif what == "scale":
+        # Cost per packet as flows grow: S3's dumbbell and TCP with N flows (issue #20).
+        n, secs = int(sys.argv[2]), float(sys.argv[3])
+        toml = _core.bench_scenario("S3").replace("senders = 200", f"senders = {n}").replace("count = 200", f"count = {n}")
+        toml = toml.replace("duration = 20", f"duration = {secs:g}")
+        r = _core.bench_toml(f"scale-{n}", toml, True)
     elif what == "idle":
         # N TCP flows (S1's settings) that start after the run ends: the cost of flow state.
         n = int(sys.argv[2])

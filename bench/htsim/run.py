@@ -1,0 +1,156 @@
+"""ccsim beside htsim, alternating on one machine (issue #20).
+
+    python bench/htsim/run.py build [--htsim URL_OR_GIT_DIR] [--commit SHA]
+    python bench/htsim/run.py compare [--reps 5] [--scenario S1 S2 S3] [--access] [--json OUT]
+    python bench/htsim/run.py scaling [--flows 10 100 1000 10000] [--seconds 10] [--reps 3] [--json OUT]
+
+`build` extracts htsim's `sim/` directory at the measured commit from its public
+repository (github.com/Broadcom/csg-htsim; a local git directory also works), builds
+`libhtsim.a` with htsim's own Makefile, and compiles this folder's benchmark main
+(`main_bench_dumbbell.cpp`, htsim's classes only) into `build/htsim_bench_dumbbell`.
+
+`compare` runs ccsim's benchmark scenarios S1-S3 (`python -m ccsim._benchworker`, the full
+model) and htsim's equivalent dumbbell alternately, `--reps` times each, and prints the
+medians of bottleneck packets per wall second and their ratio. htsim runs its default
+(simpler) model: no access queues, no reverse queues; `--access` adds an access queue at
+10× the bottleneck rate in htsim too. S2 runs htsim with `--ssthresh 8500` (a full-rate
+flow; without it htsim's single flow stays far below the link).
+
+`scaling` measures the cost per bottleneck packet (wall ns / packet) as flows grow on S3's
+dumbbell (1 Gb/s, 10 ms, queue 1000) in both simulators, alternating.
+
+Needs g++, make, git and tar; ccsim installed in the running Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BUILD = HERE / "build"
+BINARY = BUILD / "htsim_bench_dumbbell"
+COMMIT = "841d9e7be46bb968eece766aa4b6c044c7799f67"
+UPSTREAM = "https://github.com/Broadcom/csg-htsim.git"
+
+#: htsim's arguments for ccsim's S1-S3 (docs/benchmarks.md): flows, Mb/s, one-way ms,
+#: queue packets, seconds; ccsim's 2-segment initial window, its window cap, starts within
+#: 1 s, the access links' delay folded into the pipes.
+HTSIM_ARGS = {
+    "S1": ["10", "100", "10", "100", "60", "--iw", "2", "--maxcwnd", "718", "--start-window", "1", "--access-delay-ms", "1"],
+    "S2": ["1", "1000", "50", "8500", "60", "--iw", "2", "--maxcwnd", "45965", "--start-window", "1", "--access-delay-ms", "1",
+           "--ssthresh", "8500"],
+    "S3": ["200", "1000", "10", "1000", "20", "--iw", "2", "--maxcwnd", "718", "--start-window", "1", "--access-delay-ms", "1"],
+}
+ACCESS_MBPS = {"S1": "1000", "S2": "10000", "S3": "10000"}
+
+
+def sh(cmd: list[str], **kw) -> str:
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
+
+
+def build(source: str, commit: str) -> None:
+    BUILD.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(source)
+        if (src / "HEAD").exists():  # a bare repository (a mirror)
+            git_dir = src
+        elif (src / ".git").exists():
+            git_dir = src / ".git"
+        else:
+            git_dir = Path(tmp) / "htsim.git"
+            sh(["git", "clone", "--bare", "--filter=blob:none", source, str(git_dir)])
+        tree = BUILD / "htsim"
+        tree.mkdir(exist_ok=True)
+        archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", commit, "sim"], check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    jobs = str(os.cpu_count() or 2)
+    sh(["make", "-C", str(BUILD / "htsim" / "sim"), "-j", jobs, "libhtsim.a"])
+    sh(["g++", "-Wall", "-std=c++11", "-g", "-fPIE", "-O3", f"-I{BUILD / 'htsim' / 'sim'}", str(HERE / "main_bench_dumbbell.cpp"),
+        str(BUILD / "htsim" / "sim" / "libhtsim.a"), "-o", str(BINARY)])
+    print(f"built {BINARY}")
+
+
+def last_json(text: str) -> dict:
+    return json.loads([ln for ln in text.splitlines() if ln.startswith("{")][-1])
+
+
+def run_htsim(args: list[str]) -> dict:
+    if not BINARY.exists():
+        raise SystemExit(f"{BINARY} is missing: run `python {Path(__file__).name} build` first")
+    return last_json(sh([str(BINARY), *args]))
+
+
+def run_ccsim(args: list[str]) -> dict:
+    return last_json(sh([sys.executable, "-m", "ccsim._benchworker", *args]))
+
+
+def compare(scenarios: list[str], reps: int, access: bool) -> list[dict]:
+    rows = []
+    for s in scenarios:
+        hargs = HTSIM_ARGS[s] + (["--access-mbps", ACCESS_MBPS[s]] if access else [])
+        c, h = [], []
+        for _ in range(reps):  # alternate: one of each per round
+            c.append(run_ccsim([s])["bottleneck_pkts_per_s"])
+            h.append(run_htsim(hargs)["bottleneck_pkts_per_s"])
+        cm, hm = statistics.median(c), statistics.median(h)
+        rows.append({"scenario": s, "ccsim_mpps": cm / 1e6, "htsim_mpps": hm / 1e6, "ratio": cm / hm, "reps": reps,
+                     "ccsim_all": c, "htsim_all": h, "htsim_access": access})
+        print(f"{s}: ccsim {cm / 1e6:.2f} M pkts/s, htsim {hm / 1e6:.2f} M pkts/s, ccsim/htsim {cm / hm:.2f} (median of {reps})",
+              flush=True)
+    return rows
+
+
+def scaling(flows: list[int], seconds: float, reps: int) -> list[dict]:
+    rows = []
+    for n in flows:
+        c, h = [], []
+        for _ in range(reps):
+            r = run_ccsim(["scale", str(n), str(seconds)])
+            c.append(r["wall_s"] / r["bottleneck_pkts"] * 1e9)
+            r = run_htsim([str(n), "1000", "10", "1000", f"{seconds:g}", "--iw", "2", "--maxcwnd", "718", "--start-window", "1",
+                           "--access-delay-ms", "1"])
+            h.append(r["wall_s"] / r["bottleneck_pkts"] * 1e9)
+        rows.append({"flows": n, "ccsim_ns_per_pkt": statistics.median(c), "htsim_ns_per_pkt": statistics.median(h), "reps": reps})
+        print(f"{n} flows: ccsim {rows[-1]['ccsim_ns_per_pkt']:.0f} ns/pkt, htsim {rows[-1]['htsim_ns_per_pkt']:.0f} ns/pkt", flush=True)
+    base = rows[0]
+    for r in rows:
+        r["ccsim_vs_first"] = r["ccsim_ns_per_pkt"] / base["ccsim_ns_per_pkt"]
+        r["htsim_vs_first"] = r["htsim_ns_per_pkt"] / base["htsim_ns_per_pkt"]
+    return rows
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("--htsim", default=UPSTREAM, help="htsim's repository: a URL or a local git directory")
+    b.add_argument("--commit", default=COMMIT)
+    c = sub.add_parser("compare")
+    c.add_argument("--scenario", nargs="+", default=["S1", "S2", "S3"], choices=sorted(HTSIM_ARGS))
+    c.add_argument("--reps", type=int, default=5)
+    c.add_argument("--access", action="store_true", help="htsim with an access queue per flow too")
+    c.add_argument("--json", type=Path)
+    s = sub.add_parser("scaling")
+    s.add_argument("--flows", type=int, nargs="+", default=[10, 100, 1000, 10000])
+    s.add_argument("--seconds", type=float, default=10.0)
+    s.add_argument("--reps", type=int, default=3)
+    s.add_argument("--json", type=Path)
+    a = ap.parse_args(argv)
+    if a.cmd == "build":
+        build(a.htsim, a.commit)
+        return 0
+    rows = compare(a.scenario, a.reps, a.access) if a.cmd == "compare" else scaling(a.flows, a.seconds, a.reps)
+    if a.json:
+        a.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
