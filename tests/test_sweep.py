@@ -204,9 +204,17 @@ def test_reproduce_list_and_unimplemented(cli):
     for pid in ("diffserv-marker", "atm-mcs", "westwood-abe", "udt-rtt", "eimd"):
         assert pid in r.stdout
     assert "implemented" in r.stdout
-    r = cli("reproduce", "atm-mcs", "--quick")
+    r = cli("reproduce", "no-such-paper", "--quick")
     assert r.returncode == 2
-    assert "not yet implemented" in r.stderr
+    assert "unknown paper" in r.stderr and "atm-mcs" in r.stderr
+
+
+def test_a_paper_not_yet_implemented_is_refused(monkeypatch):
+    from ccsim import papers
+
+    monkeypatch.setitem(papers.REGISTRY, "future-paper", (None, "F: a paper to come", "not yet implemented"))
+    with pytest.raises(ccsim.ScenarioError, match="not yet implemented"):
+        papers.load_paper("future-paper")
 
 
 def test_reproduce_eimd_quick(tmp_path, cli):
