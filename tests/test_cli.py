@@ -1,6 +1,7 @@
 """End-to-end tests of the `ccsim` command."""
 
 import json
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -110,6 +111,30 @@ def test_bench_json(cli, tmp_path):
     s1 = data["scenarios"]["S1"]["best"]
     # S1: 10 NewReno flows fill most of the 100 Mb/s bottleneck for 60 s.
     assert s1["goodput_bps"] > 85e6 and s1["bottleneck_pkts"] > 400_000
+
+
+def test_benchworker_scale_runs_s3_with_n_flows():
+    """`python -m ccsim._benchworker scale N SECONDS` (bench/htsim/run.py's scaling): S3's
+    dumbbell with N flows; the htsim runner's arguments match its scenarios."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "ccsim._benchworker", "scale", "3", "0.5"], capture_output=True, text=True, check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    assert r["flows"] == 3 and r["sim_s"] == 0.5 and r["bottleneck_pkts"] > 1000
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("htsim_runner", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
+    htsim_runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(htsim_runner)
+    from ccsim import _core
+
+    for name, args in htsim_runner.HTSIM_ARGS.items():
+        toml = _core.bench_scenario(name)
+        flows, mbps, delay, queue, secs = args[:5]
+        assert f"count = {flows}" in toml or (flows == "1" and "count" not in toml), name
+        assert f"duration = {secs}" in toml and f'bottleneck_delay = "{delay}ms"' in toml, name
+        assert f"limit = {queue} }}" in toml, name
 
 
 def test_bench_paper_e_scenario(cli, tmp_path):
