@@ -122,6 +122,7 @@ def test_benchworker_scale_runs_s3_with_n_flows():
     out = subprocess.run([sys.executable, "-m", "ccsim._benchworker", "scale", "3", "0.5"], capture_output=True, text=True, check=True)
     r = json.loads(out.stdout.strip().splitlines()[-1])
     assert r["flows"] == 3 and r["sim_s"] == 0.5 and r["bottleneck_pkts"] > 1000
+    assert 0 < r["setup_s"] < r["wall_s"] + 1
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("htsim_runner", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")

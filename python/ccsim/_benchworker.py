@@ -7,6 +7,7 @@
     python -m ccsim._benchworker E2.5|E5 SECONDS   # Paper E's dumbbell at 2.5 or 5 Gb/s, two EIMD flows
     python -m ccsim._benchworker D-UDT|D-Proposed|D-TCP   # Paper D's 1 Gb/s path, 100 ms, 60 s
     python -m ccsim._benchworker scale N SECONDS   # S3's dumbbell (1 Gb/s, 10 ms, queue 1000) with N flows
+    python -m ccsim._benchworker idle-hosts N      # S3's dumbbell with N host pairs, N TCP flows that never start
 Prints one JSON line.
 """
 
@@ -74,6 +75,12 @@ def main() -> None:
         toml = _core.bench_scenario("S3").replace("senders = 200", f"senders = {n}").replace("count = 200", f"count = {n}")
         toml = toml.replace("duration = 20", f"duration = {secs:g}")
         r = _core.bench_toml(f"scale-{n}", toml, True)
+    elif what == "idle-hosts":
+        # Memory per idle flow with its own hosts and access links (routing included).
+        n = int(sys.argv[2])
+        toml = _core.bench_scenario("S3").replace("senders = 200", f"senders = {n}").replace("count = 200", f"count = {n}")
+        toml = toml.replace('start_jitter = "1s"', 'start = "100s"').replace("duration = 20", "duration = 1")
+        r = _core.bench_toml(f"idle-hosts-{n}", toml)
     elif what == "idle":
         # N TCP flows (S1's settings) that start after the run ends: the cost of flow state.
         n = int(sys.argv[2])

@@ -7,7 +7,10 @@ use crate::sim::Simulation;
 pub struct BenchResult {
     pub name: String,
     pub events: u64,
+    /// Wall time of the event loop.
     pub wall_s: f64,
+    /// Wall time to parse and validate the scenario and build the world (before the loop).
+    pub setup_s: f64,
     pub sim_s: f64,
     pub bottleneck_pkts: u64,
     pub events_per_s: f64,
@@ -244,8 +247,10 @@ pub fn measure(name: &str, toml: &str, bottleneck: &str) -> Result<BenchResult, 
 /// As [`measure`]; `steady = false` skips the second run (NaN steady goodput), e.g. when
 /// the process's peak memory is what is being measured.
 pub fn measure_with(name: &str, toml: &str, bottleneck: &str, steady: bool) -> Result<BenchResult, String> {
+    let t0 = std::time::Instant::now();
     let spec = crate::scenario::from_toml(toml).map_err(|e| e.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n"))?;
     let sim = Simulation::with_options(spec, &Default::default())?;
+    let setup_s = t0.elapsed().as_secs_f64();
     let res = sim.run_to_results(None);
     // Goodput over the whole run (as the ns-3 script measures it), not per flow's active time.
     let goodput_bps: f64 = res.flows.i64("goodput_bytes").map(|v| v.iter().sum::<i64>() as f64 * 8.0 / res.sim_time_s).unwrap_or(0.0);
@@ -267,6 +272,7 @@ pub fn measure_with(name: &str, toml: &str, bottleneck: &str, steady: bool) -> R
         name: name.to_string(),
         events: res.events,
         wall_s: res.wall_s,
+        setup_s,
         sim_s: res.sim_time_s,
         bottleneck_pkts: pkts,
         events_per_s: res.events as f64 / res.wall_s,

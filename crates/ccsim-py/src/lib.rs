@@ -177,6 +177,7 @@ fn bench_dict(py: Python<'_>, r: ccsim_core::bench::BenchResult) -> PyResult<PyO
     d.set_item("sim_s", r.sim_s)?;
     d.set_item("events", r.events)?;
     d.set_item("wall_s", r.wall_s)?;
+    d.set_item("setup_s", r.setup_s)?;
     d.set_item("events_per_s", r.events_per_s)?;
     d.set_item("bottleneck_pkts", r.bottleneck_pkts)?;
     d.set_item("bottleneck_pkts_per_s", r.bottleneck_pkts_per_s)?;
