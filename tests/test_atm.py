@@ -190,3 +190,16 @@ def test_spd_threshold_above_the_epd_threshold_still_runs():
     d["elements"][-1]["spd_threshold"] = 400  # the ports' EPD refuses from 250 cells
     m = mcs_row(ccsim.run(d))
     assert m["refused"] > 0 and m["resent"] > 0
+
+
+def test_a_lower_resend_mark_takes_and_resends_less():
+    """`resend_below` under the SPD threshold: re-sends wait for the port to drain further,
+    so SPD and the re-sends stop chasing each other at one threshold."""
+    same = mcs_row(ccsim.run(mcs_scenario("spd", buf=500)))
+    d = mcs_scenario("spd", buf=500)
+    d["elements"][-1]["resend_below"] = 125
+    lower = mcs_row(ccsim.run(d))
+    assert lower["resent"] < same["resent"] and lower["spd_taken"] < same["spd_taken"]
+    d["elements"][-1]["resend_below"] = 400
+    with pytest.raises(ccsim.ScenarioError, match=r"resend_below"):
+        ccsim.validate(d)

@@ -9,8 +9,9 @@
 //! - **SPD** (`spd = true`, [`super::policy::spd`]): after each frame, while an output
 //!   queue holds `spd_threshold` cells or more, one source's first whole frame is taken
 //!   out of every congested queue, the source chosen by round robin. With `resend`, a
-//!   frame taken is re-sent from the common buffer once its port is below the threshold
-//!   (checked at every packet through the server and every `resend_interval`), and so is a
+//!   frame taken is re-sent from the common buffer once its port holds fewer than
+//!   `resend_below` cells (default: the SPD threshold; checked at every packet through the
+//!   server and every `resend_interval`), and so is a
 //!   copy its port did not take whole (EPD refused it, or it overflowed); if it was
 //!   evicted meanwhile the receivers must get it from the source (counted `asked_source`:
 //!   their duplicate ACKs reach it). With `local_repair` (default with `resend`) the server
@@ -53,6 +54,8 @@ pub struct McsConfig {
     /// Cells at which an output queue is congested (SPD).
     pub spd_threshold: usize,
     pub resend: bool,
+    /// Cells below which a port has room again for re-sends (default: `spd_threshold`).
+    pub resend_below: usize,
     pub local_repair: bool,
     pub resend_interval: Time,
     pub llc: bool,
@@ -89,7 +92,8 @@ impl ElementConfig for McsConfig {
 }
 
 /// Scenario: `{ kind = "mcs", common_buffer = "40KB", ack = "min" | "all", spd = false,
-/// spd_threshold (cells, required with spd), resend = spd, local_repair = resend,
+/// spd_threshold (cells, required with spd), resend = spd, resend_below = spd_threshold,
+/// local_repair = resend,
 /// resend_interval = "1ms", llc = false }`.
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
     let common_buffer = o.bytes("common_buffer", errs).unwrap_or(5 * 8192);
@@ -110,6 +114,15 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
     if resend && !spd {
         errs.add(o.at("resend"), "applies to spd = true only (the server re-sends the frames SPD took)");
     }
+    let resend_below = o.int("resend_below", 1, 1 << 32, errs).map(|v| v as usize);
+    if let (Some(b), Some(t)) = (resend_below, threshold) {
+        if b as i64 > t {
+            errs.add(o.at("resend_below"), format!("must be at most spd_threshold ({t})"));
+        }
+    }
+    if resend_below.is_some() && !resend {
+        errs.add(o.at("resend_below"), "applies to resend = true only");
+    }
     let local_repair = o.boolean("local_repair", errs).unwrap_or(resend);
     if local_repair && !resend {
         errs.add(o.at("local_repair"), "applies to resend = true only");
@@ -122,6 +135,7 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
         spd,
         spd_threshold: threshold.unwrap_or(0) as usize,
         resend,
+        resend_below: resend_below.unwrap_or(threshold.unwrap_or(0) as usize),
         local_repair,
         resend_interval,
         llc,
@@ -258,7 +272,7 @@ impl Mcs {
         std::mem::swap(&mut self.pending, &mut self.spare);
         for k in 0..self.spare.len() {
             let t = self.spare[k];
-            if ctx.queue_len(t.port).0 >= self.cfg.spd_threshold {
+            if ctx.queue_len(t.port).0 >= self.cfg.resend_below {
                 if !self.pending.contains(&t) {
                     self.pending.push(t);
                 }
