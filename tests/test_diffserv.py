@@ -205,3 +205,20 @@ def test_a_bucket_shallower_than_a_packet_sends_it_out_at_once():
     e = res.elements.set_index("element").loc["marker0"]
     assert e["green_pkts"] == 0 and e["held_pkts"] == 0  # none waits (it passes through the buffer at once)
     assert e["red_pkts"] == res.flows.set_index("name").loc["a", "sent_pkts"]
+
+
+def test_a_marker_lets_packets_for_its_own_node_pass():
+    """A marker at a TCP sender, with no placement filter: the ACKs reaching the sender pass
+    unmetered, so it colours exactly the data the sender sent."""
+    d = ccsim.loads(BASE.replace("MARKER", 'kind = "marker"\nmeter = "token_bucket"\nrate = "1Mbps"\ndepth = 2000')
+                    .replace("RATE", "2Mbps").replace("DUR", "5").replace("BNECK", "10Mbps")
+                    .replace("QUEUE", '{ kind = "droptail", limit = 100 }'))
+    for f in d["flows"]:
+        f.update({"kind": "tcp"})
+        for k in ("rate", "packet_size"):
+            f.pop(k)
+    res = ccsim.run(d)
+    e = res.elements.set_index("element").loc["marker0"]
+    sent = res.flows.set_index("name").loc["a", "sent_pkts"]
+    assert e["arrivals"] > sent  # the ACKs went through the element
+    assert e["green_pkts"] + e["red_pkts"] == sent

@@ -106,6 +106,21 @@ class Context:
     def metrics(self, sweep: str, names=None) -> pd.DataFrame:
         return self.catalog.metrics(sweep, names, run_ids=self._ids(sweep))
 
+    def frame(self, sweep: str) -> pd.DataFrame:
+        """Every metric of `sweep`, read once per report (shared: do not modify it)."""
+        cache = self.__dict__.setdefault("_frames", {})
+        if sweep not in cache:
+            cache[sweep] = self.metrics(sweep)
+        return cache[sweep]
+
+    def first_run(self, sweep: str) -> str | None:
+        """The id of the first successful run of this reproduction's `sweep` (a trace run)."""
+        ids = self._ids(sweep)
+        for _, r in self.catalog.runs(sweep).iterrows():
+            if r["status"] == "ok" and (ids is None or r["run_id"] in ids):
+                return r["run_id"]
+        return None
+
 
 class Paper(ABC):
     """Base class of a paper module. Override what the paper has; `experiments` is required."""

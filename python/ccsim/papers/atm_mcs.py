@@ -18,14 +18,13 @@ from .. import plot
 from ..sweep import SweepSpec
 from . import Figure, Parameter, Paper, ReportTable, Verdict
 from . import atm_mcs_setup as S
-from .verdict import Estimate, effect_at_least, paired
+from .verdict import Estimate, effect_at_least, paired, per_seed
 
 #: Mb/s: the smallest difference in mean effective throughput per source a claim needs
 #: (1 % of a source's fair share of an OC-3c port with 512-byte packets, 24.1 Mb/s).
 DELTA_EFF = 0.25e6
 #: Retransmissions per second a claim about retransmissions needs.
 DELTA_RETX = 1.0
-BCOL = "__buffer"
 
 
 def _plan(mode):
@@ -103,25 +102,18 @@ class AtmMcs(Paper):
         return out
 
     # Data -------------------------------------------------------------------------------------
-    def _frame(self, ctx, sweep) -> pd.DataFrame:
-        cache = ctx.__dict__.setdefault("_b_frames", {})
-        if sweep not in cache:
-            df = ctx.metrics(sweep)
-            if not df.empty:
-                col = next(c for c in df.columns if c.endswith(".queue.limit"))
-                df[BCOL] = df[col].astype(int)
-            cache[sweep] = df
-        return cache[sweep]
+    @staticmethod
+    def _col(df) -> str:
+        """The swept buffer's column (a receiver port's `limit`)."""
+        return next(c for c in df.columns if c.endswith(".queue.limit"))
 
     def _series(self, ctx, sweep, metric, buffer) -> pd.Series:
-        df = self._frame(ctx, sweep)
-        if df.empty or metric not in df:
-            return pd.Series(dtype=float)
-        return df[df[BCOL] == buffer].set_index("seed")[metric].astype(float).sort_index()
+        df = ctx.frame(sweep)
+        return pd.Series(dtype=float) if df.empty else per_seed(df, metric, **{self._col(df): buffer})
 
     def _buffers(self, ctx, sweep):
-        df = self._frame(ctx, sweep)
-        return sorted(df[BCOL].unique()) if not df.empty else []
+        df = ctx.frame(sweep)
+        return sorted(int(b) for b in df[self._col(df)].unique()) if not df.empty else []
 
     def _over_buffers(self, ctx, sweep, metric) -> pd.Series:
         """Per seed: the mean over buffer sizes of `metric`."""
@@ -210,7 +202,7 @@ class AtmMcs(Paper):
                 fig, axes = plt.subplots(3, 1, figsize=(7, 7), sharex=True, sharey=True)
             drawn = False
             for ax, s in zip(axes, S.SCHEMES):
-                rid = self._trace_run(ctx, f"b-trace-{size}-{s}")
+                rid = ctx.first_run(f"b-trace-{size}-{s}")
                 if rid is None:
                     continue
                 for i in range(S.SENDERS):
@@ -229,7 +221,7 @@ class AtmMcs(Paper):
         fig, ax = plot._axes()
         for size in S.SIZES:
             for s in S.SCHEMES:
-                rid = self._trace_run(ctx, f"b-trace-{size}-{s}")
+                rid = ctx.first_run(f"b-trace-{size}-{s}")
                 if rid is None:
                     continue
                 tot = None
@@ -251,14 +243,6 @@ class AtmMcs(Paper):
         figs.append(Figure("Fig 11", "Unicast TCP through one switch port: cell drop, PPD, EPD",
                            plot.save(fig, ctx.out / "fig11.png"), "8 flows with 64 KB windows into one OC-3c port."))
         return figs
-
-    def _trace_run(self, ctx, sweep):
-        ids = ctx.sweeps.get(sweep)
-        ids = ids.run_ids if ids is not None else None
-        for _, r in ctx.catalog.runs(sweep).iterrows():
-            if r["status"] == "ok" and (ids is None or r["run_id"] in ids):
-                return r["run_id"]
-        return None
 
     # Claims -----------------------------------------------------------------------------------
     def claims(self, ctx):

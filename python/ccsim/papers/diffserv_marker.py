@@ -21,7 +21,8 @@ from . import Figure, Parameter, Paper, ReportTable, Verdict
 from . import diffserv_setup as S
 from .verdict import Estimate, effect_at_least, paired, per_seed
 
-BKEY = "__buffer"
+#: The swept data-buffer size (every AS marker has the same).
+BUFFER = "elements[0].buffer"
 PAPER_T1 = {  # flow: (token total, token IN, buffer-3 total, buffer-3 IN), Mb/s
     0: (1.13, 0.80, 1.16, 0.94), 1: (1.07, 0.80, 1.18, 0.96), 2: (1.04, 0.79, 1.22, 0.95), 3: (1.10, 0.80, 1.17, 0.94),
     4: (1.11, 0.81, 1.21, 0.96), 5: (1.12, 0.81, 1.14, 0.94), 6: (0.54, 0, 0.43, 0), 7: (0.57, 0, 0.52, 0),
@@ -95,21 +96,9 @@ class DiffservMarker(Paper):
         return out
 
     # Data -------------------------------------------------------------------------------------
-    def _frame(self, ctx, sweep) -> pd.DataFrame:
-        """The sweep's metrics with the buffer size as a column (read once per report)."""
-        cache = ctx.__dict__.setdefault("_ds_frames", {})
-        if sweep not in cache:
-            df = ctx.metrics(sweep)
-            if not df.empty:
-                df[BKEY] = df["elements[0].buffer"].astype(int)
-            cache[sweep] = df
-        return cache[sweep]
-
     def _series(self, ctx, sweep, metric, buffer) -> pd.Series:
-        df = self._frame(ctx, sweep)
-        if df.empty or metric not in df:
-            return pd.Series(dtype=float)
-        return df[df[BKEY] == buffer].set_index("seed")[metric].astype(float).sort_index()
+        df = ctx.frame(sweep)
+        return pd.Series(dtype=float) if df.empty else per_seed(df, metric, **{BUFFER: buffer})
 
     def _mean_of(self, ctx, sweep, names, kind, buffer) -> pd.Series:
         """Per seed: the mean over `names` of `kind` (goodput / in)."""
@@ -117,8 +106,8 @@ class DiffservMarker(Paper):
         return pd.concat(cols, axis=1).mean(axis=1) if cols else pd.Series(dtype=float)
 
     def _buffers(self, ctx, sweep):
-        df = self._frame(ctx, sweep)
-        return sorted(df[BKEY].unique()) if not df.empty else []
+        df = ctx.frame(sweep)
+        return sorted(int(b) for b in df[BUFFER].unique()) if not df.empty else []
 
     # Tables -----------------------------------------------------------------------------------
     def tables(self, ctx):
@@ -185,7 +174,7 @@ class DiffservMarker(Paper):
     def figures(self, ctx):
         figs = []
         for b, fid in ((0, "Fig 3"), (3, "Fig 4")):
-            rid = self._trace_run(ctx, b)
+            rid = ctx.first_run(f"ds-trace-{b}")
             if rid is None:
                 continue
             f = ctx.catalog.series(rid, "flow:as0")
@@ -235,15 +224,6 @@ class DiffservMarker(Paper):
         plot.label(ax, "data buffer (packets)", "AS throughput (Mb/s)", "Fig 8: per RTT, 14 Mb/s")
         figs.append(Figure("Fig 8", "AS throughput against the buffer size per RTT", plot.save(fig, ctx.out / "fig8.png")))
         return figs
-
-    def _trace_run(self, ctx, b):
-        ids = ctx.sweeps.get(f"ds-trace-{b}")
-        ids = ids.run_ids if ids is not None else None
-        runs = ctx.catalog.runs(f"ds-trace-{b}")
-        for _, r in runs.iterrows():
-            if r["status"] == "ok" and (ids is None or r["run_id"] in ids):
-                return r["run_id"]
-        return None
 
     # Claims -----------------------------------------------------------------------------------
     def _best(self, ctx, sweep, names) -> pd.Series:
@@ -311,8 +291,8 @@ class DiffservMarker(Paper):
                 "flat near their peak): " + best + ". The paper says the best size grows with the reservation and the RTT "
                 "and shrinks when the link is over-subscribed. The 0.1 Mb/s flows' bucket (r × RTT = 625 bytes) is raised "
                 "to one packet, without which they could never be marked IN.\n\n"
-                "Each marker meters what its sender sends (`from = [\"local\"]`): the ACKs reaching the sender pass "
-                "the node's elements too, and would take tokens and wait in the data buffer.\n\n"
+                "Each marker meters what its sender sends (`from = [\"local\"]`; a marker also lets the packets "
+                "addressed to its node, the ACKs reaching the sender, pass unmetered).\n\n"
                 "Table 6 (full mode) varies the window (20, 64) and the RTT (50, 100 ms) of experiment 1. ns-2's own "
                 "RIO (`Queue/RED/RIO`, `kind = \"red_rio\"`) is checked against ns-2.35's RIO test suite in "
                 "docs/validation/ns2-conformance.md; these runs use dsRED's RIO-C (`kind = \"rio\"`).")

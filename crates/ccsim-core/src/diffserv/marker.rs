@@ -3,7 +3,8 @@
 //! policy table). With `meter = "data_buffer"` (Paper A's proposal) a packet that finds no
 //! token waits in a FIFO of `buffer` packets: when the head's tokens have accrued it leaves
 //! IN; when an arrival finds the FIFO full the head leaves at once OUT (without tokens) and
-//! the arrival joins the tail. Packets never overtake each other within a key.
+//! the arrival joins the tail. Packets never overtake each other within a key. Packets
+//! addressed to the marker's own node (an ACK reaching a sender) pass unmetered.
 
 use super::meters::{Meter, SrTcm, Tsw};
 use super::Color;
@@ -240,6 +241,10 @@ impl Marker {
 impl Element for Marker {
     fn on_packet(&mut self, ctx: &mut ElemCtx, p: Pkt) {
         let pk = ctx.packet(&p);
+        if ctx.addressed_here(pk.dst) {
+            // Delivered here (an ACK reaching a sender): not traffic the edge marks.
+            return ctx.pass(p);
+        }
         let (size, pre) = (pk.size, Color::of_dscp(pk.dscp));
         let key = if self.cfg.key == "pair" { (pk.src as u64) << 32 | pk.dst as u64 } else { pk.flow as u64 };
         let i = self.state(key);

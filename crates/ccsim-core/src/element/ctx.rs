@@ -72,26 +72,26 @@ impl<'a> ElemCtx<'a> {
     /// the reassembled packet. `from`: the link its last cell arrived on.
     pub fn frame_copy(&mut self, frame: crate::packet::PktId, from: u32) -> Pkt {
         self.stats.created += 1;
-        let copy = *self.core.pool.get(frame);
-        let id = self.core.pool.alloc(copy);
-        self.core.pool.get_mut(id).uid = copy.uid;
-        Pkt { id, from }
+        self.copy_of(frame, from)
+    }
+
+    /// A new packet in the pool with packet `id`'s content and uid.
+    fn copy_of(&mut self, id: crate::packet::PktId, from: u32) -> Pkt {
+        let copy = *self.core.pool.get(id);
+        let new = self.core.pool.alloc(copy);
+        self.core.pool.get_mut(new).uid = copy.uid;
+        Pkt { id: new, from }
     }
 
     /// Whether a packet addressed to `dst` is for this node (its own address, or a group
     /// this node receives).
     pub fn addressed_here(&self, dst: u32) -> bool {
-        dst == self.node || self.core.net.group(dst).is_some_and(|g| g.is_member(self.node))
+        self.core.net.delivers_at(self.node, dst)
     }
 
     /// The receivers of group `dst` (empty if `dst` is not a group).
     pub fn group_members(&self, dst: u32) -> &[u32] {
         self.core.net.group(dst).map_or(&[], |g| &g.members)
-    }
-
-    /// The frame a cell names (held by its cells, see [`ElemCtx::into_frame`]).
-    pub fn frame(&self, frame: crate::packet::PktId) -> &Packet {
-        self.core.pool.get(frame)
     }
 
     /// Enqueues the packet on link direction `link`, which must leave this node, now
@@ -108,10 +108,7 @@ impl<'a> ElemCtx<'a> {
     /// copy of an earlier flow's packet is still recognised as such.
     pub fn replicate(&mut self, p: &Pkt) -> Pkt {
         self.stats.copies += 1;
-        let copy = *self.core.pool.get(p.id);
-        let id = self.core.pool.alloc(copy);
-        self.core.pool.get_mut(id).uid = copy.uid;
-        Pkt { id, from: p.from }
+        self.copy_of(p.id, p.from)
     }
 
     /// A new packet originated here, built by `fill` (which sets flow, addresses, size,

@@ -239,6 +239,13 @@ impl Network {
         (dst as usize).checked_sub(self.nodes.len()).and_then(|g| self.groups.get(g))
     }
 
+    /// Whether a packet addressed to `dst` is delivered at `node`: its own address, or a
+    /// group `node` receives.
+    #[inline]
+    pub fn delivers_at(&self, node: u32, dst: u32) -> bool {
+        dst == node || self.group(dst).is_some_and(|g| g.is_member(node))
+    }
+
     /// Hop-by-hop path from `src` to `dst` (link direction indices), if connected.
     pub fn path(&self, src: u32, dst: u32) -> Option<Vec<u32>> {
         let mut path = Vec::new();

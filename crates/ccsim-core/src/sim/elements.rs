@@ -46,7 +46,7 @@ impl Simulation {
             stage += 1;
         }
         let dst = self.core.pool.get(w.id).dst;
-        if dst == w.node || self.core.net.group(dst).is_some_and(|g| g.is_member(w.node)) {
+        if self.core.net.delivers_at(w.node, dst) {
             let now = self.core.sched.now();
             self.deliver(now, w.node, w.id);
         } else {

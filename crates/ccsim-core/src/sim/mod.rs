@@ -221,7 +221,7 @@ impl Simulation {
     #[inline]
     fn forward_or_deliver(&mut self, node: u32, id: crate::packet::PktId) {
         let dst = self.core.pool.get(id).dst;
-        if dst == node || self.core.net.group(dst).is_some_and(|g| g.is_member(node)) {
+        if self.core.net.delivers_at(node, dst) {
             let now = self.core.sched.now();
             return self.deliver(now, node, id);
         }
