@@ -1,7 +1,8 @@
 //! Engine benchmarks from pure Rust.
 //!
 //! `cargo run --release -p ccsim-core --example bench -- S1 S2 S3` (TCP scenarios), or
-//! `... --example bench -- cbr [flows] [bottleneck_bps] [seconds]` (CBR dumbbell).
+//! `... --example bench -- cbr [flows] [bottleneck_bps] [seconds]` (CBR dumbbell), or
+//! `... --example bench -- toml FILE [BOTTLENECK]` (any scenario, one run: for profilers).
 
 fn report(r: &ccsim_core::bench::BenchResult) {
     println!(
@@ -28,6 +29,14 @@ fn main() {
         let secs: f64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(5.0);
         let toml = ccsim_core::bench::cbr_dumbbell_toml(flows, rate, secs, 1.05);
         report(&ccsim_core::bench::measure("cbr-dumbbell", &toml, "bottleneck").expect("valid bench scenario"));
+        return;
+    }
+    if args.first().map(String::as_str) == Some("toml") {
+        let file = args.get(1).expect("toml FILE [BOTTLENECK]");
+        let toml = std::fs::read_to_string(file).expect("readable scenario file");
+        let bottleneck = args.get(2).map(String::as_str).unwrap_or("bottleneck");
+        report(&ccsim_core::bench::measure_with(file, &toml, bottleneck, false).expect("valid scenario"));
+        println!("peak RSS {} kB", ccsim_core::bench::peak_rss_kb());
         return;
     }
     let names: Vec<String> = if args.is_empty() { vec!["S1".into(), "S2".into(), "S3".into()] } else { args };

@@ -110,9 +110,55 @@ pub fn serialization(bytes: u32, rate_bps: u64, rem: &mut u64) -> Time {
     }
 }
 
+/// A transmitter's exact serialization clock: [`serialization`] with the rate's
+/// nanoseconds per byte precomputed when they are a whole number (8·10⁹ divisible by the
+/// rate: 1 Gb/s, 100 Mb/s, 10 Mb/s, ...). Then no division is needed and the carried
+/// remainder stays zero, so the times are those of [`serialization`], bit for bit.
+#[derive(Clone, Copy, Debug)]
+pub struct Serializer {
+    rate_bps: u64,
+    /// Nanoseconds per byte if whole, else 0.
+    per_byte: u64,
+    rem: u64,
+}
+
+impl Serializer {
+    pub fn new(rate_bps: u64) -> Self {
+        let per_byte = if rate_bps > 0 && 8_000_000_000 % rate_bps == 0 { 8_000_000_000 / rate_bps } else { 0 };
+        Serializer { rate_bps, per_byte, rem: 0 }
+    }
+
+    /// The serialization time of `bytes` (carrying the sub-nanosecond remainder).
+    #[inline(always)]
+    pub fn time(&mut self, bytes: u32) -> Time {
+        if self.per_byte != 0 {
+            // bytes·8·10⁹ + rem = bytes·per_byte·rate + rem with rem < rate: the quotient
+            // is bytes·per_byte and the remainder stays rem (0).
+            bytes as u64 * self.per_byte
+        } else {
+            serialization(bytes, self.rate_bps, &mut self.rem)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_serializer_is_serialization_bit_for_bit() {
+        for rate in [1_000_000_000u64, 100_000_000, 10_000_000, 10_000_000_000, 155_520_000, 149_760_000, 3, 8_000_000_000, 16_000_000_000]
+        {
+            let (mut s, mut rem) = (Serializer::new(rate), 0u64);
+            for i in 0..2_000u32 {
+                let bytes = 40 + (i * 7919) % 1_500;
+                assert_eq!(s.time(bytes), serialization(bytes, rate, &mut rem), "rate {rate}, packet {i}");
+            }
+            assert_eq!(s.rem, if s.per_byte != 0 { 0 } else { rem });
+        }
+        assert_eq!(Serializer::new(1_000_000_000).per_byte, 8);
+        assert_eq!(Serializer::new(10_000_000_000).per_byte, 0);
+    }
 
     #[test]
     fn parses_rates() {

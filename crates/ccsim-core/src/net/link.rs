@@ -6,7 +6,7 @@ use crate::loss::LossModel;
 use crate::measure::{FlowTable, QueueStats};
 use crate::packet::{Kind, PacketPool, PktId};
 use crate::queue::{DropReason, Queue};
-use crate::units::{serialization, Time};
+use crate::units::{Serializer, Time};
 use std::collections::VecDeque;
 
 /// One direction of a duplex link.
@@ -32,7 +32,7 @@ pub struct LinkDir {
     pub(super) txend_pending: bool,
     /// `TxEnd` events in the heap made void by a departure taken early (see `enqueue`).
     pub(super) void_txends: u32,
-    pub(super) rem: u64,
+    pub(super) ser: Serializer,
     pub stats: QueueStats,
     /// pcap capture of packets as they start serialization.
     pub capture: Option<Box<crate::trace::pcap::PcapWriter>>,
@@ -80,7 +80,7 @@ impl LinkDir {
             qbytes: 0,
             txend_pending: false,
             void_txends: 0,
-            rem: 0,
+            ser: Serializer::new(rate_bps),
             stats: QueueStats::default(),
             capture: None,
             drop_log: None,
@@ -111,9 +111,9 @@ impl LinkDir {
         let o = Offer { now, at, size: p.size, flow: p.flow, uid: p.uid, forward: p.kind != Kind::Ack, dscp: p.dscp };
         if at >= self.busy_until {
             // The transmitter is free: the common case of a lightly loaded link.
-            let (rate, rem, loss) = (self.rate_bps, &mut self.rem, &mut self.loss);
+            let (ser, loss) = (&mut self.ser, &mut self.loss);
             let tx_lost = || {
-                let tx = serialization(o.size, rate, rem);
+                let tx = ser.time(o.size);
                 let lost = match loss.as_mut() {
                     Some(m) => m.lose(at + tx, pool.get(id)),
                     None => false,
@@ -141,7 +141,7 @@ impl LinkDir {
             pool.free(id);
             return None;
         };
-        let tx = serialization(o.size, self.rate_bps, &mut self.rem);
+        let tx = self.ser.time(o.size);
         let done = start + tx;
         self.busy_until = done;
         let lost = match self.loss.as_mut() {

@@ -30,7 +30,7 @@ use crate::engine::{Event, Scheduler};
 use crate::measure::{FlowTable, QueueStats};
 use crate::packet::{PacketPool, PktId};
 use crate::queue::{DropReason, Dropped};
-use crate::units::{serialization, Time};
+use crate::units::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -389,7 +389,7 @@ impl Network {
         if let Some(log) = link.packet_log.as_mut() {
             log.push(now, PacketLog::DEQUEUE, pool.get(id), None);
         }
-        let tx = serialization(size, link.rate_bps, &mut link.rem);
+        let tx = link.ser.time(size);
         link.stats.busy_ns += tx;
         let done = now + tx;
         link.busy_until = done;
