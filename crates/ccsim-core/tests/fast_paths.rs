@@ -149,6 +149,30 @@ fn fast_paths_equal_per_hop_events_on_benchmark_dumbbells() {
     }
 }
 
+/// A batch router's inbox (one heap of packets, used from `INBOX_LINES` incoming links)
+/// and its merge of lines give the same run, bit for bit: S3 and a parking lot, with the
+/// inbox from 1 link and never.
+#[test]
+fn a_router_inbox_equals_its_merged_lines_bit_for_bit() {
+    for toml in [ccsim_core::bench::tcp_scenario("S3").unwrap(), ccsim_core::bench::tcp_scenario("S1").unwrap()] {
+        let run_with = |inbox_lines| {
+            let mut spec = from_toml(&toml).unwrap();
+            spec.duration = ccsim_core::units::secs(2.0);
+            Simulation::with_options(spec, &SimOptions { inbox_lines: Some(inbox_lines), ..Default::default() })
+                .unwrap()
+                .run_to_results(None)
+        };
+        let (inbox, lines) = (run_with(1), run_with(usize::MAX));
+        assert_eq!(inbox.events, lines.events);
+        for (t1, t2) in [(&inbox.flows, &lines.flows), (&inbox.queues, &lines.queues)] {
+            for (col, v) in &t1.columns {
+                assert_eq!(format!("{v:?}"), format!("{:?}", t2.column(col).unwrap()), "{col}");
+            }
+        }
+        assert_eq!(inbox.drops, lines.drops);
+    }
+}
+
 /// Every count identical; what depends on the timing of tied packets within 10⁻³.
 ///
 /// Simultaneous arrivals at a router from two links are ordered by when their events

@@ -95,9 +95,21 @@ impl Network {
         let mut next = Time::MAX;
         // Simultaneous arrivals come in the order events would run them: by when they
         // started serialization on their last link (a packet's arrival event is scheduled
-        // then), then in scheduling order. A router with few lines scans them all and
-        // sorts; one with many merges the lines that hold packets through a heap.
-        if self.batch_in[v].len() <= SCAN_LINES {
+        // then), then in scheduling order. A router with few links scans their lines and
+        // sorts; one with more merges the lines that hold packets through a heap; one
+        // with very many takes its inbox in order.
+        let n_in = self.batch_in[v].len();
+        if n_in >= self.inbox_lines {
+            let inbox = &mut self.inbox[v];
+            while let Some(&Reverse((at, _, _, id))) = inbox.peek() {
+                if at >= horizon {
+                    next = at;
+                    break;
+                }
+                inbox.pop();
+                batch.push((at, id));
+            }
+        } else if n_in <= SCAN_LINES {
             let mut sorted = std::mem::take(&mut self.scan_buf);
             sorted.clear();
             for &f in &self.batch_in[v] {
@@ -145,6 +157,12 @@ impl Network {
             self.node_next[v] = next;
             sched.at(next, Event::NodeArrive { node });
         }
+    }
+
+    /// Batch routers with at least `n` incoming links keep an inbox (default
+    /// [`super::INBOX_LINES`]); set before [`Network::enable_fast_paths`].
+    pub fn set_inbox_lines(&mut self, n: usize) {
+        self.inbox_lines = n;
     }
 
     /// See [`Network::read_horizon`].

@@ -109,6 +109,10 @@ pub struct SimOptions {
     /// Leave [`Results::params`] empty (runs made only for one figure, such as a flow's
     /// time alone on its path).
     pub skip_params: bool,
+    /// Batch routers with at least this many incoming links keep one inbox of packets
+    /// instead of merging their links' lines (`None`: the engine's default, 1 024). The
+    /// two give the same results; for tests and benchmarks.
+    pub inbox_lines: Option<usize>,
 }
 
 pub struct Simulation {
