@@ -196,6 +196,51 @@ impl LazyFifo {
         Some((tx, lost))
     }
 
+    /// Whether a packet of `size` bytes fits the empty queue.
+    #[inline]
+    pub fn fits_alone(&self, size: u32) -> bool {
+        match self.limit {
+            Limit::Packets(n) => n > 0,
+            Limit::Bytes(b) => size as u64 <= b,
+        }
+    }
+
+    /// [`LazyFifo::offer_idle`] for the commonest crossing: a best-effort packet (class 0)
+    /// that fits the empty queue of a free transmitter on a link without a loss model. It
+    /// is sent at `o.at`, taking `tx`; counted exactly as the general path counts it.
+    #[inline]
+    pub fn pass_idle(&mut self, o: &Offer, tx: Time, stats: &mut QueueStats) {
+        let (at, size) = (o.at, o.size);
+        self.cursor = self.base + self.ledger.len() as u64;
+        self.wait_pkts = 0;
+        self.wait_bytes = 0;
+        stats.arrivals += 1;
+        stats.arrival_bytes += size as u64;
+        stats.departures += 1;
+        stats.departure_bytes += size as u64;
+        stats.busy_ns += tx;
+        if at <= o.now {
+            // Entirely in the past once decided: only its part in the peak (see `record`).
+            if self.counts_for_peak(at) {
+                self.max_pkts = self.max_pkts.max(1);
+                self.max_bytes = self.max_bytes.max(size as u64);
+            }
+            return;
+        }
+        self.ledger.push_back(Crossing {
+            arr: at,
+            start: at,
+            tx,
+            len_pkts: 1,
+            len_bytes: size as u64,
+            flow: o.flow,
+            size,
+            fate: Fate::Sent,
+            forward: o.forward,
+            dscp: 0,
+        });
+    }
+
     /// Counts a packet refused by the full queue at `o.at` (its arrival already counted).
     fn refuse(&mut self, o: &Offer, stats: &mut QueueStats, flows: &mut FlowTable, ld: u32) {
         stats.on_drop(DropReason::Overflow, o.size);
@@ -516,6 +561,36 @@ mod tests {
             (4, 3, 1, 1)
         );
         assert_eq!(format!("{fg:?}"), format!("{ff:?}"));
+    }
+
+    /// The path of the commonest crossing counts exactly as the general one: decided at
+    /// and ahead of the offer, with the peak restarted in between.
+    #[test]
+    fn passing_an_idle_link_counts_as_the_general_path() {
+        let (mut general, mut fast) = (LazyFifo::new(Limit::Packets(5)), LazyFifo::new(Limit::Packets(5)));
+        let (mut sg, mut sf) = (QueueStats::default(), QueueStats::default());
+        let mut fg = FlowTable::new(vec![FlowStats::default()]);
+        // (decided at, offered at, size): sent at once, or cut through to a later instant.
+        let offers = [(0, 0, 100), (50, 300, 200), (300, 700, 1_500), (2_500, 2_500, 400), (2_600, 3_000, 40)];
+        for (k, &(now, at, size)) in offers.iter().enumerate() {
+            assert!(fast.fits_alone(size));
+            let o = Offer { now, at, size, flow: 0, uid: 0, forward: true, dscp: 0 };
+            general.offer_idle(&o, || (size as Time / 2, false), &mut sg, &mut fg, 0);
+            fast.pass_idle(&o, size as Time / 2, &mut sf);
+            if k == 2 {
+                general.reset(1_000, &mut sg);
+                fast.reset(1_000, &mut sf);
+            }
+        }
+        for t in [0, 250, 400, 800, 2_000, 2_800, 5_000] {
+            let (vg, qg, bg) = general.view(t, &sg);
+            let (vf, qf, bf) = fast.view(t, &sf);
+            assert_eq!((qg, bg), (qf, bf), "queue at {t}");
+            assert_eq!(format!("{vg:?}"), format!("{vf:?}"), "statistics at {t}");
+        }
+        assert_eq!(general.ledger.len(), fast.ledger.len());
+        assert_eq!((sf.arrivals, sf.departures), (2, 2));
+        assert!(!LazyFifo::new(Limit::Bytes(100)).fits_alone(101) && !LazyFifo::new(Limit::Packets(0)).fits_alone(1));
     }
 
     #[test]

@@ -109,6 +109,13 @@ impl LinkDir {
         let lz = self.lazy.as_mut().expect("admit on a lazy link");
         let p = pool.get(id);
         let o = Offer { now, at, size: p.size, flow: p.flow, uid: p.uid, forward: p.kind != Kind::Ack, dscp: p.dscp };
+        if at >= self.busy_until && o.dscp == 0 && self.loss.is_none() && lz.fits_alone(o.size) {
+            // The commonest crossing, without the general path's machinery.
+            let tx = self.ser.time(o.size);
+            lz.pass_idle(&o, tx, &mut self.stats);
+            self.busy_until = at + tx;
+            return Some((at, at + tx + self.delay));
+        }
         if at >= self.busy_until {
             // The transmitter is free: the common case of a lightly loaded link.
             let (ser, loss) = (&mut self.ser, &mut self.loss);

@@ -2,6 +2,7 @@
 //! take when their arrival is decided rather than at an event, and the hand-over itself.
 
 use super::{Simulation, StopReason};
+use crate::packet::PktId;
 use crate::scenario::TraceTarget;
 use crate::units::Time;
 
@@ -51,51 +52,71 @@ impl Simulation {
     /// check apply to them too (a chain of hosts fed only by event-free links can run a
     /// whole simulation from one event).
     pub(super) fn take_early(&mut self, max_events: u64, should_stop: &mut dyn FnMut() -> bool) -> Option<StopReason> {
-        let mut i = 0;
-        while i < self.core.net.early.len() {
-            if i >= 4096 && 2 * i >= self.core.net.early.len() {
-                // A long chain of hand-overs (hosts feeding each other ahead of the clock):
-                // forget the handled part so that the list stays within twice the packets
-                // in flight. Only once it is at least half the list: moving the rest costs
-                // no more than the hand-overs already done (a drain at every 4 096 moved
-                // the whole window each time: 5 % of S2's instructions).
-                self.core.net.early.drain(..i);
-                i = 0;
-            }
-            let (t, seq, ld, id, start) = self.core.net.early[i];
-            i += 1;
-            let node = self.core.net.links[ld as usize].to;
-            let mut ok = self.ahead_ok(node, t);
-            if ok && self.core.net.in_flight_front(ld).is_some() {
-                // Every packet on the line arrives by `t`: hand them over first. (The
-                // first always can: the conditions only bound the arrival time.)
-                let mut first = true;
-                while let Some((ti, _, _, _)) = self.core.net.in_flight_front(ld) {
-                    if !self.ahead_ok(node, ti) {
-                        if !first {
-                            self.core.net.rearm_in_flight(ld, &mut self.core.sched);
-                        }
-                        ok = false;
-                        break;
-                    }
-                    let (_, _, pi, _) = self.core.net.take_in_flight(ld, first).expect("peeked");
-                    first = false;
-                    if let Some(r) = self.hand_over(ti, node, pi, max_events, should_stop) {
-                        self.core.net.early.drain(..i);
-                        return Some(r);
-                    }
+        // Packets decided while these are handed over join `net.early` behind them: taking
+        // the list a batch at a time (each batch what the previous one decided) keeps the
+        // order, and moves nothing however long a chain of hand-overs runs.
+        let mut batch = std::mem::take(&mut self.early_batch);
+        let mut stop = None;
+        while stop.is_none() && !self.core.net.early.is_empty() {
+            batch.clear();
+            std::mem::swap(&mut batch, &mut self.core.net.early);
+            for i in 0..batch.len() {
+                if let Some(r) = self.take_one(batch[i], max_events, should_stop) {
+                    // Still to hand over: the rest of this batch, then what it decided.
+                    let mut rest = batch.split_off(i + 1);
+                    rest.append(&mut self.core.net.early);
+                    self.core.net.early = rest;
+                    stop = Some(r);
+                    break;
                 }
-                ok = ok && self.ahead_ok(node, t);
-            }
-            if !ok {
-                self.core.net.arrive_later(ld, t, seq, id, start, &mut self.core.sched);
-            } else if let Some(r) = self.hand_over(t, node, id, max_events, should_stop) {
-                self.core.net.early.drain(..i);
-                return Some(r);
             }
         }
-        self.core.net.early.clear();
-        None
+        batch.clear();
+        self.early_batch = batch;
+        stop
+    }
+
+    /// One packet of [`Network::early`](crate::net::Network::early): handed over (after
+    /// the packets still on its line), or put back on the event path.
+    #[inline]
+    fn take_one(
+        &mut self,
+        (t, seq, ld, id, start): (Time, u64, u32, PktId, Time),
+        max_events: u64,
+        should_stop: &mut dyn FnMut() -> bool,
+    ) -> Option<StopReason> {
+        let node = self.core.net.links[ld as usize].to;
+        let mut ok = self.ahead_ok(node, t);
+        if ok && self.core.net.in_flight_front(ld).is_some() {
+            // Every packet on the line arrives by `t`: hand them over first. (The first
+            // always can: the conditions only bound the arrival time.)
+            let mut first = true;
+            while let Some((ti, _, _, _)) = self.core.net.in_flight_front(ld) {
+                if !self.ahead_ok(node, ti) {
+                    if !first {
+                        self.core.net.rearm_in_flight(ld, &mut self.core.sched);
+                    }
+                    ok = false;
+                    break;
+                }
+                let (_, _, pi, _) = self.core.net.take_in_flight(ld, first).expect("peeked");
+                first = false;
+                if let Some(r) = self.hand_over(ti, node, pi, max_events, should_stop) {
+                    // The rest of the line and the packet itself go back on the event
+                    // path, so that a run resumed after the stop still delivers them.
+                    self.core.net.rearm_in_flight(ld, &mut self.core.sched);
+                    self.core.net.arrive_later(ld, t, seq, id, start, &mut self.core.sched);
+                    return Some(r);
+                }
+            }
+            ok = ok && self.ahead_ok(node, t);
+        }
+        if !ok {
+            self.core.net.arrive_later(ld, t, seq, id, start, &mut self.core.sched);
+            None
+        } else {
+            self.hand_over(t, node, id, max_events, should_stop)
+        }
     }
 
     /// Hands packet `id` to its host's agent at `t`, ahead of the clock; it counts as an

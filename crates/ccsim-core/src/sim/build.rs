@@ -236,6 +236,7 @@ impl Simulation {
             max_events: spec.max_events,
             queue_kinds,
             node_agent,
+            early_batch: Vec::new(),
             horizon: 0,
             warmup_pending: spec.warmup > 0,
             taken_ahead: 0,

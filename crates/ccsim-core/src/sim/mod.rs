@@ -127,6 +127,9 @@ pub struct Simulation {
     queue_kinds: Vec<&'static str>,
     /// Per node: the one flow end it hosts, (flow, end) (for packets taken ahead of the clock).
     node_agent: Vec<(u32, u16)>,
+    /// The batch of [`Network::early`](crate::net::Network::early) being handed over (its
+    /// buffer kept between events).
+    early_batch: Vec<(Time, u64, u32, crate::packet::PktId, Time)>,
     /// Packets may be taken ahead of the clock only if they arrive before this instant:
     /// the next reader of flow state (a flow trace's sample, the end of warm-up, the end
     /// of the run).
