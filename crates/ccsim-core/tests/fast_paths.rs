@@ -150,10 +150,10 @@ fn fast_paths_equal_per_hop_events_on_benchmark_dumbbells() {
 }
 
 /// A batch router's inbox (one heap of packets, used from `INBOX_LINES` incoming links)
-/// and its merge of lines give the same run, bit for bit: S3 and a parking lot, with the
-/// inbox from 1 link and never.
+/// and its scan of the lines that hold packets give the same run, bit for bit: S3 and S1,
+/// with the inbox from 1 link and never.
 #[test]
-fn a_router_inbox_equals_its_merged_lines_bit_for_bit() {
+fn a_router_inbox_equals_its_scanned_lines_bit_for_bit() {
     for toml in [ccsim_core::bench::tcp_scenario("S3").unwrap(), ccsim_core::bench::tcp_scenario("S1").unwrap()] {
         let run_with = |inbox_lines| {
             let mut spec = from_toml(&toml).unwrap();

@@ -3,7 +3,7 @@
 //! take them ahead of the clock.
 
 use super::lazy::LazyFifo;
-use super::{Network, NO_ROUTE, SCAN_LINES};
+use super::{Network, NO_ROUTE};
 use crate::engine::{Event, Scheduler};
 use crate::measure::FlowTable;
 use crate::packet::{PacketPool, PktId};
@@ -95,9 +95,8 @@ impl Network {
         let mut next = Time::MAX;
         // Simultaneous arrivals come in the order events would run them: by when they
         // started serialization on their last link (a packet's arrival event is scheduled
-        // then), then in scheduling order. A router with few links scans their lines and
-        // sorts; one with more merges the lines that hold packets through a heap; one
-        // with very many takes its inbox in order.
+        // then), then in scheduling order. A router with very many links takes its inbox
+        // in that order; one with fewer scans the lines that hold packets and sorts.
         let n_in = self.batch_in[v].len();
         if n_in >= self.inbox_lines {
             let inbox = &mut self.inbox[v];
@@ -109,11 +108,14 @@ impl Network {
                 inbox.pop();
                 batch.push((at, id));
             }
-        } else if n_in <= SCAN_LINES {
+        } else {
+            // The lines that hold packets (`active`), scanned; those emptied leave it.
             let mut sorted = std::mem::take(&mut self.scan_buf);
             sorted.clear();
-            for &f in &self.batch_in[v] {
-                let l = &mut self.links[f as usize];
+            let active = &mut self.active[v];
+            let mut k = 0;
+            while k < active.len() {
+                let l = &mut self.links[active[k] as usize];
                 while let Some(&(at, seq, id, start)) = l.in_flight.front() {
                     if at >= horizon {
                         next = next.min(at);
@@ -125,28 +127,15 @@ impl Network {
                 if let Some(lz) = l.lazy.as_mut() {
                     lz.prune(now);
                 }
+                if l.in_flight.is_empty() {
+                    active.swap_remove(k);
+                } else {
+                    k += 1;
+                }
             }
             sorted.sort_unstable_by_key(|&(at, start, seq, _)| (at, start, seq));
             batch.extend(sorted.iter().map(|&(at, _, _, id)| (at, id)));
             self.scan_buf = sorted;
-        } else {
-            let lines = &mut self.lines[v];
-            while let Some(&Reverse((at, _, _, f))) = lines.peek() {
-                if at >= horizon {
-                    next = at;
-                    break;
-                }
-                lines.pop();
-                let l = &mut self.links[f as usize];
-                let (_, _, id, _) = l.in_flight.pop_front().expect("a line in the heap holds packets");
-                batch.push((at, id));
-                if let Some(&(a, seq, _, start)) = l.in_flight.front() {
-                    lines.push(Reverse((a, start, seq, f)));
-                }
-                if let Some(lz) = l.lazy.as_mut() {
-                    lz.prune(now);
-                }
-            }
         }
         for &(at, id) in &batch {
             let out = self.route(node, pool.get(id).dst);

@@ -110,7 +110,7 @@ pub struct SimOptions {
     /// time alone on its path).
     pub skip_params: bool,
     /// Batch routers with at least this many incoming links keep one inbox of packets
-    /// instead of merging their links' lines (`None`: the engine's default, 1 024). The
+    /// instead of scanning their links' lines (`None`: the engine's default, 512). The
     /// two give the same results; for tests and benchmarks.
     pub inbox_lines: Option<usize>,
 }
