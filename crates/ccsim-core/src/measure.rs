@@ -82,6 +82,72 @@ impl Classes {
     }
 }
 
+/// Drops by reason, packets and bytes: allocated at the first drop (most link directions
+/// never drop; 144 bytes each otherwise).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DropCounts(Option<Box<[[u64; DropReason::COUNT]; 2]>>);
+
+impl DropCounts {
+    /// Packets dropped for `reason`.
+    #[inline]
+    pub fn pkts(&self, reason: DropReason) -> u64 {
+        self.0.as_ref().map_or(0, |a| a[0][reason as usize])
+    }
+
+    /// Bytes dropped for `reason`.
+    #[inline]
+    pub fn bytes(&self, reason: DropReason) -> u64 {
+        self.0.as_ref().map_or(0, |a| a[1][reason as usize])
+    }
+
+    /// Packets dropped, every reason.
+    pub fn total(&self) -> u64 {
+        self.0.as_ref().map_or(0, |a| a[0].iter().sum())
+    }
+
+    /// Bytes dropped, every reason.
+    pub fn total_bytes(&self) -> u64 {
+        self.0.as_ref().map_or(0, |a| a[1].iter().sum())
+    }
+
+    /// Packets dropped per reason (indexed by `DropReason as usize`).
+    pub fn by_reason(&self) -> [u64; DropReason::COUNT] {
+        self.0.as_ref().map_or([0; DropReason::COUNT], |a| a[0])
+    }
+
+    #[inline]
+    fn counts(&mut self) -> &mut [[u64; DropReason::COUNT]; 2] {
+        self.0.get_or_insert_with(Default::default)
+    }
+
+    /// A packet of `size` bytes dropped for `reason`.
+    #[inline]
+    pub fn add(&mut self, reason: DropReason, size: u32) {
+        let a = self.counts();
+        a[0][reason as usize] += 1;
+        a[1][reason as usize] += size as u64;
+    }
+
+    /// [`DropCounts::add`] taken back.
+    pub fn undo(&mut self, reason: DropReason, size: u32) {
+        let a = self.counts();
+        a[0][reason as usize] -= 1;
+        a[1][reason as usize] -= size as u64;
+    }
+
+    /// Takes away the counts of `o` (what had been dropped by some instant).
+    fn subtract(&mut self, o: &DropCounts) {
+        if let Some(b) = &o.0 {
+            let a = self.counts();
+            for k in 0..2 {
+                for i in 0..DropReason::COUNT {
+                    a[k][i] -= b[k][i];
+                }
+            }
+        }
+    }
+}
+
 /// Counters of one link direction's queue. Time averages cover `[since, now]`.
 #[derive(Clone, Debug, Default)]
 pub struct QueueStats {
@@ -89,8 +155,7 @@ pub struct QueueStats {
     pub arrival_bytes: u64,
     pub departures: u64,
     pub departure_bytes: u64,
-    pub drops: [u64; DropReason::COUNT],
-    pub drop_bytes: [u64; DropReason::COUNT],
+    pub drops: DropCounts,
     pub max_pkts: u64,
     pub max_bytes: u64,
     /// Nanoseconds spent serializing (utilisation = busy / window).
@@ -149,8 +214,7 @@ impl QueueStats {
     }
 
     pub(crate) fn undo_drop(&mut self, reason: DropReason, size: u32) {
-        self.drops[reason as usize] -= 1;
-        self.drop_bytes[reason as usize] -= size as u64;
+        self.drops.undo(reason, size);
     }
 
     /// Marks the area as integrated up to `t`.
@@ -170,10 +234,7 @@ impl QueueStats {
         self.arrival_bytes -= o.arrival_bytes;
         self.departures -= o.departures;
         self.departure_bytes -= o.departure_bytes;
-        for i in 0..DropReason::COUNT {
-            self.drops[i] -= o.drops[i];
-            self.drop_bytes[i] -= o.drop_bytes[i];
-        }
+        self.drops.subtract(&o.drops);
         self.busy_ns -= o.busy_ns;
         self.area_pkts -= o.area_pkts;
         self.area_bytes -= o.area_bytes;
@@ -189,8 +250,7 @@ impl QueueStats {
 
     #[inline]
     pub fn on_drop(&mut self, reason: DropReason, size: u32) {
-        self.drops[reason as usize] += 1;
-        self.drop_bytes[reason as usize] += size as u64;
+        self.drops.add(reason, size);
     }
 
     /// Restarts the counters at `now` (end of warm-up) for a queue currently holding
@@ -244,7 +304,7 @@ impl QueueStats {
 
     /// Drops for every reason but wire loss.
     pub fn queue_drops(&self) -> u64 {
-        self.drops.iter().sum::<u64>() - self.drops[DropReason::Loss as usize]
+        self.drops.total() - self.drops.pkts(DropReason::Loss)
     }
 }
 

@@ -297,4 +297,13 @@ mod tests {
         assert_eq!(log.dropped_events, 2);
         assert_eq!(log.into_table().rows(), 3);
     }
+
+    /// A link direction stays small: every packet touches one (and a flow with its own
+    /// hosts has four). Drops by reason are counted out of line (`DropCounts`).
+    #[test]
+    fn a_link_direction_stays_small() {
+        let size = std::mem::size_of::<LinkDir>();
+        eprintln!("LinkDir: {size} bytes, QueueStats: {}", std::mem::size_of::<QueueStats>());
+        assert!(size <= 464, "{size}");
+    }
 }

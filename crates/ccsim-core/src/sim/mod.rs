@@ -279,7 +279,7 @@ impl Simulation {
                 t.row.push(qb as f64);
                 t.row.push(st.arrivals as f64);
                 t.row.push(st.departures as f64);
-                t.row.push(st.drops.iter().sum::<u64>() as f64);
+                t.row.push(st.drops.total() as f64);
                 l.queue.probe(&mut t.row);
                 if let Some(m) = &l.loss {
                     t.row.push(m.state());
@@ -446,9 +446,9 @@ pub(crate) fn queue_class(st: &crate::measure::QueueStats, len_pkts: usize, d: u
         arrival_bytes: st.arrival_bytes,
         departures: st.departures,
         departure_bytes: st.departure_bytes,
-        drops: st.drops.iter().sum(),
-        drop_bytes: st.drop_bytes.iter().sum(),
-        drops_by: st.drops,
+        drops: st.drops.total(),
+        drop_bytes: st.drops.total_bytes(),
+        drops_by: st.drops.by_reason(),
         len_pkts: len_pkts as i64,
     };
     for (_, c) in st.classes.seen() {

@@ -190,7 +190,7 @@ impl Simulation {
         queues.push("departures", li(&|l| l.stats.departures as i64));
         queues.push("departure_bytes", li(&|l| l.stats.departure_bytes as i64));
         for r in DropReason::ALL {
-            queues.push(&format!("drops_{}", r.name()), li(&|l| l.stats.drops[r as usize] as i64));
+            queues.push(&format!("drops_{}", r.name()), li(&|l| l.stats.drops.pkts(r) as i64));
         }
         queues.push("mean_len_pkts", Column::F64(means.iter().map(|m| m.0).collect()));
         queues.push("mean_len_bytes", Column::F64(means.iter().map(|m| m.1).collect()));
