@@ -332,3 +332,16 @@ def test_11_warnings_for_a_bare_rate_and_a_late_flow(tmp_path):
     assert "starts at 5 s, at or after the end of the run" in r.stderr
     with pytest.warns(ccsim.ScenarioWarning, match="bare number"):
         ccsim.validate(ccsim.loads(text))
+
+
+def test_11_many_late_flows_give_a_few_warnings(tmp_path):
+    # 5 flows from one entry, all after the end: three named, one line for the other two.
+    text = TWO_NODE.replace('name = "f"', 'name = "f{i}"\ncount = 5').replace('packet_size = "1500B"', 'packet_size = "1500B"\nstart = "5s"')
+    r = ccsim_cli("validate", _write(tmp_path, text))
+    assert r.returncode == 0, r.stderr
+    assert [ln for ln in r.stderr.splitlines() if "at or after the end of the run" in ln] == [
+        "warning: flows: flow 'f0' starts at 5 s, at or after the end of the run (1 s): it sends nothing",
+        "warning: flows: flow 'f1' starts at 5 s, at or after the end of the run (1 s): it sends nothing",
+        "warning: flows: flow 'f2' starts at 5 s, at or after the end of the run (1 s): it sends nothing",
+        "warning: flows: 2 more flows start at or after the end of the run (1 s): they send nothing",
+    ], r.stderr

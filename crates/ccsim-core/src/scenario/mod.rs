@@ -438,9 +438,15 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     errs.1.extend(refs.1);
     if let Some(d) = sim.duration {
         let end = crate::units::to_secs(d);
-        for f in flows.flows.iter().filter(|f| f.start >= d) {
+        // A few named, then one line for the rest (a `count` of 100 000 idle flows would
+        // otherwise give as many warnings).
+        let late: Vec<_> = flows.flows.iter().filter(|f| f.start >= d).collect();
+        for f in late.iter().take(3) {
             let at = crate::units::to_secs(f.start);
             errs.warn("flows", format!("flow '{}' starts at {at} s, at or after the end of the run ({end} s): it sends nothing", f.name));
+        }
+        if late.len() > 3 {
+            errs.warn("flows", format!("{} more flows start at or after the end of the run ({end} s): they send nothing", late.len() - 3));
         }
         for g in generators.iter().filter(|g| g.start >= d) {
             errs.warn("generators", format!("generator '{}' starts at or after the end of the run ({end} s): it opens no flow", g.name));
