@@ -138,6 +138,26 @@ def test_benchworker_scale_runs_s3_with_n_flows():
         assert f"limit = {queue} }}" in toml, name
 
 
+def test_ab_runner_scenarios_and_output(tmp_path):
+    """bench/ab.py (two builds side by side): `scale:N` is S3's dumbbell with N flows for
+    10 s, and it reads the bench example's report line (format of examples/bench.rs)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ab_runner", Path(__file__).resolve().parent.parent / "bench" / "ab.py")
+    ab = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ab)
+    args = ab.scenario_args("scale:7", tmp_path)
+    assert args[0] == "toml"
+    toml = Path(args[1]).read_text()
+    assert "senders = 7" in toml and "count = 7" in toml and "duration = 10" in toml
+    assert ab.scenario_args("S2", tmp_path) == ["S2"] and ab.scenario_args("file:x.toml", tmp_path) == ["toml", "x.toml"]
+    fmt = (Path(__file__).resolve().parent.parent / "crates" / "ccsim-core" / "examples" / "bench.rs").read_text()
+    assert "{} events in {:.3} s" in fmt and "{} bottleneck packets" in fmt and "goodput {:.1} Mb/s" in fmt
+    line = "S1: 10 flows, 60 s simulated: 1073246 events in 0.120 s = 8.93 M events/s; 480667 bottleneck packets = 4.00 M pkts/s; goodput 93.3 Mb/s; peak packets 438"
+    m = ab.LINE.search(line)
+    assert m and (m.group(1), m.group(2), m.group(3), m.group(4)) == ("1073246", "0.120", "480667", "93.3")
+
+
 def test_bench_paper_e_scenario(cli, tmp_path):
     """`ccsim bench -s E2.5`: Paper E's 2.5 Gb/s dumbbell (two EIMD flows with background)."""
     r = cli("bench", "-s", "E2.5", "--duration", "2", "--reps", "1", "--memory-flows", "0", "--json", tmp_path / "e.json")
