@@ -53,12 +53,11 @@ def scenario_args(name: str, work: Path) -> list[str]:
     if name.startswith("file:"):
         return ["toml", name[5:]]
     if name.startswith("scale:"):
+        from ccsim._benchworker import s3_with  # the scenario `_benchworker scale` runs
+
         n = int(name[6:])
-        toml = subprocess.run([sys.executable, "-c", "from ccsim import _core; print(_core.bench_scenario('S3'))"],
-                              capture_output=True, text=True, check=True).stdout
-        toml = toml.replace("senders = 200", f"senders = {n}").replace("count = 200", f"count = {n}").replace("duration = 20", "duration = 10")
         path = work / f"scale{n}.toml"
-        path.write_text(toml)
+        path.write_text(s3_with(n, 10))
         return ["toml", str(path)]
     return [name]
 

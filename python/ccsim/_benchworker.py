@@ -58,6 +58,16 @@ def paper_d(proto: str) -> dict:
             "goodput_bps": float(f["goodput_bps"].sum())}
 
 
+def s3_with(n: int, duration: float, start: str | None = None) -> str:
+    """S3's dumbbell (1 Gb/s, 10 ms, queue 1 000) with `n` sender/receiver pairs and `n`
+    flows, run for `duration` s; `start`: every flow's start instead of S3's jitter."""
+    toml = _core.bench_scenario("S3").replace("senders = 200", f"senders = {n}").replace("count = 200", f"count = {n}")
+    toml = toml.replace("duration = 20", f"duration = {duration:g}")
+    if start is not None:
+        toml = toml.replace('start_jitter = "1s"', f'start = "{start}"')
+    return toml
+
+
 def main() -> None:
     what = sys.argv[1]
     if what in PAPER_D:
@@ -72,15 +82,11 @@ def main() -> None:
     elif what == "scale":
         # Cost per packet as flows grow: S3's dumbbell and TCP with N flows (issue #20).
         n, secs = int(sys.argv[2]), float(sys.argv[3])
-        toml = _core.bench_scenario("S3").replace("senders = 200", f"senders = {n}").replace("count = 200", f"count = {n}")
-        toml = toml.replace("duration = 20", f"duration = {secs:g}")
-        r = _core.bench_toml(f"scale-{n}", toml, True)
+        r = _core.bench_toml(f"scale-{n}", s3_with(n, secs), True)
     elif what == "idle-hosts":
         # Memory per idle flow with its own hosts and access links (routing included).
         n = int(sys.argv[2])
-        toml = _core.bench_scenario("S3").replace("senders = 200", f"senders = {n}").replace("count = 200", f"count = {n}")
-        toml = toml.replace('start_jitter = "1s"', 'start = "100s"').replace("duration = 20", "duration = 1")
-        r = _core.bench_toml(f"idle-hosts-{n}", toml)
+        r = _core.bench_toml(f"idle-hosts-{n}", s3_with(n, 1, start="100s"))
     elif what == "idle":
         # N TCP flows (S1's settings) that start after the run ends: the cost of flow state.
         n = int(sys.argv[2])

@@ -124,7 +124,9 @@ pub struct Serializer {
 
 impl Serializer {
     pub fn new(rate_bps: u64) -> Self {
-        let per_byte = if rate_bps > 0 && 8_000_000_000 % rate_bps == 0 { 8_000_000_000 / rate_bps } else { 0 };
+        // Whole, and small enough that bytes (< 2³²) times it fits a u64 (rates ≥ 2 bit/s).
+        let whole = rate_bps > 0 && 8_000_000_000 % rate_bps == 0 && 8_000_000_000 / rate_bps <= u32::MAX as u64;
+        let per_byte = if whole { 8_000_000_000 / rate_bps } else { 0 };
         Serializer { rate_bps, per_byte, rem: 0 }
     }
 
@@ -147,7 +149,8 @@ mod tests {
 
     #[test]
     fn the_serializer_is_serialization_bit_for_bit() {
-        for rate in [1_000_000_000u64, 100_000_000, 10_000_000, 10_000_000_000, 155_520_000, 149_760_000, 3, 8_000_000_000, 16_000_000_000]
+        for rate in
+            [1_000_000_000u64, 100_000_000, 10_000_000, 10_000_000_000, 155_520_000, 149_760_000, 1, 3, 8_000_000_000, 16_000_000_000]
         {
             let (mut s, mut rem) = (Serializer::new(rate), 0u64);
             for i in 0..2_000u32 {
@@ -158,6 +161,9 @@ mod tests {
         }
         assert_eq!(Serializer::new(1_000_000_000).per_byte, 8);
         assert_eq!(Serializer::new(10_000_000_000).per_byte, 0);
+        // 1 bit/s: 8·10⁹ ns per byte would overflow for large sizes; the exact path takes it.
+        assert_eq!(Serializer::new(1).per_byte, 0);
+        assert_eq!(Serializer::new(1).time(u32::MAX), serialization(u32::MAX, 1, &mut 0));
     }
 
     #[test]

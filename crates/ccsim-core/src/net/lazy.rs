@@ -210,35 +210,27 @@ impl LazyFifo {
     /// is sent at `o.at`, taking `tx`; counted exactly as the general path counts it.
     #[inline]
     pub fn pass_idle(&mut self, o: &Offer, tx: Time, stats: &mut QueueStats) {
-        let (at, size) = (o.at, o.size);
         self.cursor = self.base + self.ledger.len() as u64;
         self.wait_pkts = 0;
         self.wait_bytes = 0;
         stats.arrivals += 1;
-        stats.arrival_bytes += size as u64;
+        stats.arrival_bytes += o.size as u64;
         stats.departures += 1;
-        stats.departure_bytes += size as u64;
+        stats.departure_bytes += o.size as u64;
         stats.busy_ns += tx;
-        if at <= o.now {
-            // Entirely in the past once decided: only its part in the peak (see `record`).
-            if self.counts_for_peak(at) {
-                self.max_pkts = self.max_pkts.max(1);
-                self.max_bytes = self.max_bytes.max(size as u64);
-            }
-            return;
-        }
-        self.ledger.push_back(Crossing {
-            arr: at,
-            start: at,
+        let c = Crossing {
+            arr: o.at,
+            start: o.at,
             tx,
             len_pkts: 1,
-            len_bytes: size as u64,
+            len_bytes: o.size as u64,
             flow: o.flow,
-            size,
+            size: o.size,
             fate: Fate::Sent,
             forward: o.forward,
             dscp: 0,
-        });
+        };
+        self.record(o.now, c);
     }
 
     /// Counts a packet refused by the full queue at `o.at` (its arrival already counted).

@@ -41,11 +41,17 @@ pub const NO_ROUTE: u32 = u32::MAX;
 /// of serialization on its last link, event sequence number, packet).
 type Inbound = (Time, Time, u64, PktId);
 
+/// A packet for a host that takes packets ahead of the clock (see [`Network::early`]).
+pub type EarlyPacket = (Time, u64, u32, PktId, Time);
+
 /// By default, a batch router with at least this many incoming links keeps every packet
 /// on its way in one heap (its inbox): taking a packet then touches no link. One with
 /// fewer scans the propagation lines that hold packets at each of its events and sorts
 /// what arrives. Measured (alternating): the scan wins at 200 links (−7 % wall time
-/// against a heap of lines), the inbox from about 500 (700: −9 %; 10 000: −12 %).
+/// against a heap of lines); on S3's dumbbell (1 Gb/s) the inbox wins from about 500
+/// links (700 / 1 000 / 10 000 flows: −6 / −15 / −42 % against the scan), but on S4 (1 000
+/// links at 100 Gb/s, about a packet per line per window) it loses 14.5 %: the density,
+/// not the count of links, decides (docs/benchmarks.md).
 pub const INBOX_LINES: usize = 512;
 
 /// The steps of [`Network::warmup`].
@@ -89,7 +95,7 @@ pub struct Network {
     /// they would have had, `.1`) over direction `.2`, packet `.3`, having started
     /// serialization there at `.4`: the simulation hands them to the agent after the
     /// current event, or puts them back on the event path ([`Network::arrive_later`]).
-    pub early: Vec<(Time, u64, u32, PktId, Time)>,
+    pub early: Vec<EarlyPacket>,
     /// No queue statistics are read before this instant (set by the simulation: the next
     /// queue-trace sample, the end of warm-up or of the run), so a lazy direction may
     /// forget crossings that end by then, or by the offer being decided if earlier.

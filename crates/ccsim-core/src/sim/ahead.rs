@@ -2,7 +2,7 @@
 //! take when their arrival is decided rather than at an event, and the hand-over itself.
 
 use super::{Simulation, StopReason};
-use crate::packet::PktId;
+use crate::net::EarlyPacket;
 use crate::scenario::TraceTarget;
 use crate::units::Time;
 
@@ -81,7 +81,7 @@ impl Simulation {
     #[inline]
     fn take_one(
         &mut self,
-        (t, seq, ld, id, start): (Time, u64, u32, PktId, Time),
+        (t, seq, ld, id, start): EarlyPacket,
         max_events: u64,
         should_stop: &mut dyn FnMut() -> bool,
     ) -> Option<StopReason> {

@@ -129,7 +129,7 @@ pub struct Simulation {
     node_agent: Vec<(u32, u16)>,
     /// The batch of [`Network::early`](crate::net::Network::early) being handed over (its
     /// buffer kept between events).
-    early_batch: Vec<(Time, u64, u32, crate::packet::PktId, Time)>,
+    early_batch: Vec<crate::net::EarlyPacket>,
     /// Packets may be taken ahead of the clock only if they arrive before this instant:
     /// the next reader of flow state (a flow trace's sample, the end of warm-up, the end
     /// of the run).
