@@ -9,6 +9,7 @@
 //! bit.
 
 use ccsim_core::measure::Column;
+use ccsim_core::net::InboxPolicy;
 use ccsim_core::scenario::from_toml;
 use ccsim_core::sim::{Results, SimOptions, Simulation};
 
@@ -149,27 +150,57 @@ fn fast_paths_equal_per_hop_events_on_benchmark_dumbbells() {
     }
 }
 
-/// A batch router's inbox (one heap of packets, used from `INBOX_LINES` incoming links)
-/// and its scan of the lines that hold packets give the same run, bit for bit: S3 and S1,
-/// with the inbox from 1 link and never.
+/// A batch router's inbox (one heap of packets) and its scan of the lines that hold
+/// packets give the same run, bit for bit, whichever it uses when: S3 and S1 with the
+/// inbox from 1 link, never, switching at every review (packets on their way moved
+/// mid-run) and chosen by the router (the default).
 #[test]
 fn a_router_inbox_equals_its_scanned_lines_bit_for_bit() {
     for toml in [ccsim_core::bench::tcp_scenario("S3").unwrap(), ccsim_core::bench::tcp_scenario("S1").unwrap()] {
-        let run_with = |inbox_lines| {
+        let run_with = |inbox_policy| {
             let mut spec = from_toml(&toml).unwrap();
             spec.duration = ccsim_core::units::secs(2.0);
-            Simulation::with_options(spec, &SimOptions { inbox_lines: Some(inbox_lines), ..Default::default() })
-                .unwrap()
-                .run_to_results(None)
+            let mut sim = Simulation::with_options(spec, &SimOptions { inbox_policy, ..Default::default() }).unwrap();
+            sim.run(None);
+            let switches: u32 = sim.network().batch_routers().map(|r| r.3).sum();
+            (sim.run_to_results(None), switches)
         };
-        let (inbox, lines) = (run_with(1), run_with(usize::MAX));
-        assert_eq!(inbox.events, lines.events);
-        for (t1, t2) in [(&inbox.flows, &lines.flows), (&inbox.queues, &lines.queues)] {
-            for (col, v) in &t1.columns {
-                assert_eq!(format!("{v:?}"), format!("{:?}", t2.column(col).unwrap()), "{col}");
+        let (lines, _) = run_with(InboxPolicy::FromLines(usize::MAX));
+        for policy in [InboxPolicy::FromLines(1), InboxPolicy::Alternate, InboxPolicy::Adaptive] {
+            let (other, switches) = run_with(policy);
+            if policy == InboxPolicy::Alternate {
+                // Two routers, 1 ms windows, 2 s: several switches each.
+                assert!(switches >= 8, "{switches} switches");
             }
+            assert_eq!(other.events, lines.events, "{policy:?}");
+            for (t1, t2) in [(&other.flows, &lines.flows), (&other.queues, &lines.queues)] {
+                for (col, v) in &t1.columns {
+                    assert_eq!(format!("{v:?}"), format!("{:?}", t2.column(col).unwrap()), "{policy:?} {col}");
+                }
+            }
+            assert_eq!(other.drops, lines.drops, "{policy:?}");
         }
-        assert_eq!(inbox.drops, lines.drops);
+    }
+}
+
+/// The adaptive policy takes the inbox where lines are many and each carries a packet only
+/// now and then (S3's dumbbell with 2 000 flows: each router 2 001 lines for about 80
+/// packets per 1 ms window), and keeps the scan where they are few (S1, 10 flows).
+#[test]
+fn the_adaptive_policy_takes_the_inbox_for_many_sparse_lines() {
+    let many =
+        ccsim_core::bench::tcp_scenario("S3").unwrap().replace("senders = 200", "senders = 2000").replace("count = 200", "count = 2000");
+    for (toml, inbox) in [(many, true), (ccsim_core::bench::tcp_scenario("S1").unwrap(), false)] {
+        let mut spec = from_toml(&toml).unwrap();
+        spec.duration = ccsim_core::units::secs(2.0);
+        let mut sim = Simulation::new(spec);
+        sim.run(None);
+        let routers: Vec<_> = sim.network().batch_routers().collect();
+        assert_eq!(routers.len(), 2);
+        assert!(routers.iter().all(|r| r.2 == inbox), "{routers:?}");
+        if !inbox {
+            assert!(routers.iter().all(|r| r.3 == 0), "{routers:?}");
+        }
     }
 }
 

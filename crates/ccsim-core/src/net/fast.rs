@@ -3,12 +3,11 @@
 //! take them ahead of the clock.
 
 use super::lazy::LazyFifo;
+use super::router::BatchRouter;
 use super::{Network, NO_ROUTE};
 use crate::engine::{Event, Scheduler};
-use crate::measure::FlowTable;
-use crate::packet::{PacketPool, PktId};
+use crate::packet::PktId;
 use crate::units::Time;
-use std::cmp::Reverse;
 
 impl Network {
     /// Turns on the event-free paths (see [`lazy`]): every direction with a plain FIFO
@@ -68,90 +67,11 @@ impl Network {
         }
         for v in 0..n {
             if ok[v] && !endpoint[v] && !ins[v].is_empty() {
-                self.batch_in[v] = std::mem::take(&mut ins[v]);
-                self.lookahead[v] = look[v];
+                self.router_of[v] = self.routers.len() as u32;
+                let r = BatchRouter::new(v as u32, std::mem::take(&mut ins[v]), look[v], self.inbox_policy);
+                self.routers.push(r);
             }
         }
-    }
-
-    /// A batch router's arrivals are due (event `NodeArrive`). Every packet on an incoming
-    /// link arriving before `now + lookahead` is already in that link's propagation line
-    /// (a packet not yet sent there arrives one link delay after it is, at the earliest),
-    /// so they are all taken now, in order of arrival time (ties in the order the packets
-    /// were sent on their last link, as events would run),
-    /// each forwarded at its own arrival time; the next event is set for the earliest
-    /// arrival left. A router then costs one event per look-ahead window, not one per
-    /// packet.
-    pub fn node_arrive(&mut self, node: u32, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut FlowTable) {
-        let now = sched.now();
-        let v = node as usize;
-        if self.node_next[v] != now {
-            return; // superseded by an earlier event
-        }
-        self.node_next[v] = Time::MAX;
-        let horizon = now + self.lookahead[v];
-        let mut batch = std::mem::take(&mut self.batch_buf);
-        batch.clear();
-        let mut next = Time::MAX;
-        // Simultaneous arrivals come in the order events would run them: by when they
-        // started serialization on their last link (a packet's arrival event is scheduled
-        // then), then in scheduling order. A router with very many links takes its inbox
-        // in that order; one with fewer scans the lines that hold packets and sorts.
-        let n_in = self.batch_in[v].len();
-        if n_in >= self.inbox_lines {
-            let inbox = &mut self.inbox[v];
-            while let Some(&Reverse((at, _, _, id))) = inbox.peek() {
-                if at >= horizon {
-                    next = at;
-                    break;
-                }
-                inbox.pop();
-                batch.push((at, id));
-            }
-        } else {
-            // The lines that hold packets (`active`), scanned; those emptied leave it.
-            let mut sorted = std::mem::take(&mut self.scan_buf);
-            sorted.clear();
-            let active = &mut self.active[v];
-            let mut k = 0;
-            while k < active.len() {
-                let l = &mut self.links[active[k] as usize];
-                while let Some(&(at, seq, id, start)) = l.in_flight.front() {
-                    if at >= horizon {
-                        next = next.min(at);
-                        break;
-                    }
-                    sorted.push((at, start, seq, id));
-                    l.in_flight.pop_front();
-                }
-                if let Some(lz) = l.lazy.as_mut() {
-                    lz.prune(now);
-                }
-                if l.in_flight.is_empty() {
-                    active.swap_remove(k);
-                } else {
-                    k += 1;
-                }
-            }
-            sorted.sort_unstable_by_key(|&(at, start, seq, _)| (at, start, seq));
-            batch.extend(sorted.iter().map(|&(at, _, _, id)| (at, id)));
-            self.scan_buf = sorted;
-        }
-        for &(at, id) in &batch {
-            let out = self.route(node, pool.get(id).dst);
-            self.enqueue_lazy(out, at, id, sched, pool, flows);
-        }
-        self.batch_buf = batch;
-        if next < self.node_next[v] {
-            self.node_next[v] = next;
-            sched.at(next, Event::NodeArrive { node });
-        }
-    }
-
-    /// Batch routers with at least `n` incoming links keep an inbox (default
-    /// [`super::INBOX_LINES`]); set before [`Network::enable_fast_paths`].
-    pub fn set_inbox_lines(&mut self, n: usize) {
-        self.inbox_lines = n;
     }
 
     /// See [`Network::read_horizon`].

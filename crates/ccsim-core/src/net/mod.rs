@@ -21,9 +21,11 @@
 mod fast;
 mod lazy;
 mod link;
+mod router;
 mod routing;
 
 pub use link::{DropLog, LinkDir, PacketLog};
+pub use router::{InboxPolicy, INBOX_LINES_PER_PACKET, INBOX_MIN_LINES, INBOX_START_LINES, REVIEW_WINDOWS, SCAN_LINES_PER_PACKET};
 pub use routing::{MulticastTree, Routes, BRANCH};
 
 use crate::engine::{Event, Scheduler};
@@ -31,28 +33,13 @@ use crate::measure::{FlowTable, QueueStats};
 use crate::packet::{PacketPool, PktId};
 use crate::queue::{DropReason, Dropped};
 use crate::units::Time;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use router::BatchRouter;
 
 /// No route.
 pub const NO_ROUTE: u32 = u32::MAX;
 
-/// A packet on its way to a batch router, as the router orders them: (arrival time, start
-/// of serialization on its last link, event sequence number, packet).
-type Inbound = (Time, Time, u64, PktId);
-
 /// A packet for a host that takes packets ahead of the clock (see [`Network::early`]).
 pub type EarlyPacket = (Time, u64, u32, PktId, Time);
-
-/// By default, a batch router with at least this many incoming links keeps every packet
-/// on its way in one heap (its inbox): taking a packet then touches no link. One with
-/// fewer scans the propagation lines that hold packets at each of its events and sorts
-/// what arrives. Measured (alternating): the scan wins at 200 links (−7 % wall time
-/// against a heap of lines); on S3's dumbbell (1 Gb/s) the inbox wins from about 500
-/// links (700 / 1 000 / 10 000 flows: −6 / −15 / −42 % against the scan), but on S4 (1 000
-/// links at 100 Gb/s, about a packet per line per window) it loses 14.5 %: the density,
-/// not the count of links, decides (docs/benchmarks.md).
-pub const INBOX_LINES: usize = 512;
 
 /// The steps of [`Network::warmup`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,21 +61,13 @@ pub struct Network {
     /// For a lazy direction fed by exactly one other lazy direction (over the routes of
     /// every flow, both ways) and by no local source: that feeder; else [`NO_ROUTE`].
     fed_by: Vec<u32>,
-    /// Batch routers (see [`Network::node_arrive`]): per node, its incoming directions
-    /// (empty for other nodes), the look-ahead (smallest incoming delay), the time of
-    /// its pending `NodeArrive` event (`Time::MAX`: none), and either the packets on their
-    /// way to it by (arrival, start of serialization, sequence number) — the order in
-    /// which events would run the arrivals — when it has [`INBOX_LINES`] or more incoming
-    /// links, or else those of its incoming links whose lines hold packets.
-    batch_in: Vec<Vec<u32>>,
-    lookahead: Vec<Time>,
-    node_next: Vec<Time>,
-    active: Vec<Vec<u32>>,
-    inbox: Vec<BinaryHeap<Reverse<Inbound>>>,
-    /// Routers with at least this many incoming links use an inbox ([`INBOX_LINES`]).
-    inbox_lines: usize,
+    /// Batch routers (see [`Network::node_arrive`]), and per node its index there
+    /// ([`NO_ROUTE`] for other nodes), and how they hold the packets on their way.
+    routers: Vec<BatchRouter>,
+    router_of: Vec<u32>,
+    inbox_policy: InboxPolicy,
     batch_buf: Vec<(Time, PktId)>,
-    scan_buf: Vec<Inbound>,
+    scan_buf: Vec<router::Scanned>,
     /// Nodes whose agent may take packets ahead of the clock (set by the simulation).
     early_node: Vec<bool>,
     /// Packets for such nodes, decided to arrive at `.0` (with the event sequence number
@@ -121,12 +100,9 @@ impl Network {
             links,
             routes: Routes::default(),
             fed_by,
-            batch_in: vec![Vec::new(); n],
-            lookahead: vec![0; n],
-            node_next: vec![Time::MAX; n],
-            active: vec![Vec::new(); n],
-            inbox: (0..n).map(|_| BinaryHeap::new()).collect(),
-            inbox_lines: INBOX_LINES,
+            routers: Vec::new(),
+            router_of: vec![NO_ROUTE; n],
+            inbox_policy: InboxPolicy::Adaptive,
             batch_buf: Vec::new(),
             scan_buf: Vec::new(),
             early_node: vec![false; n],
@@ -351,18 +327,13 @@ impl Network {
                 self.early.push((arr, seq, ld, id, start));
                 return;
             }
-            if !self.batch_in[to].is_empty() {
+            let ri = self.router_of[to];
+            if ri != NO_ROUTE {
                 // Into a batch router's line or inbox: its `NodeArrive` event takes it.
-                if self.batch_in[to].len() >= self.inbox_lines {
-                    self.inbox[to].push(Reverse((arr, start, seq, id)));
-                } else {
-                    if link.in_flight.is_empty() {
-                        self.active[to].push(ld);
-                    }
-                    link.in_flight.push_back((arr, seq, id, start));
-                }
-                if arr < self.node_next[to] {
-                    self.node_next[to] = arr;
+                let r = &mut self.routers[ri as usize];
+                r.push(link, ld, (arr, start, seq, id, ld));
+                if arr < r.next {
+                    r.next = arr;
                     sched.at(arr, Event::NodeArrive { node: to as u32 });
                 }
                 return;

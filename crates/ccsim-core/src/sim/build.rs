@@ -76,9 +76,7 @@ impl Simulation {
             }
             let traced: Vec<u32> =
                 spec.traces.iter().filter_map(|t| if let TraceTarget::Queue(ld) = t.target { Some(ld) } else { None }).collect();
-            if let Some(n) = opts.inbox_lines {
-                net.set_inbox_lines(n);
-            }
+            net.set_inbox_policy(opts.inbox_policy);
             net.enable_fast_paths(&ends, &traced, &elem_node);
         }
         let mut sched = Scheduler::new();

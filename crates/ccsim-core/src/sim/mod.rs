@@ -109,10 +109,10 @@ pub struct SimOptions {
     /// Leave [`Results::params`] empty (runs made only for one figure, such as a flow's
     /// time alone on its path).
     pub skip_params: bool,
-    /// Batch routers with at least this many incoming links keep one inbox of packets
-    /// instead of scanning their links' lines (`None`: the engine's default, 512). The
-    /// two give the same results; for tests and benchmarks.
-    pub inbox_lines: Option<usize>,
+    /// How batch routers hold the packets on their way to them (default: chosen per
+    /// router as the run goes). Every policy gives the same results; for tests and
+    /// benchmarks.
+    pub inbox_policy: crate::net::InboxPolicy,
 }
 
 pub struct Simulation {
