@@ -48,7 +48,11 @@ impl Scoreboard {
     }
 
     /// Forgets everything below the cumulative ACK `una`.
+    #[inline]
     pub fn advance(&mut self, una: u64) {
+        if self.blocks.is_empty() {
+            return; // the common case without SACK or loss: nothing to walk
+        }
         let k = self.blocks.partition_point(|b| b.1 <= una);
         self.sacked -= self.blocks.range(..k).map(|b| b.1 - b.0).sum::<u64>();
         self.blocks.drain(..k);
@@ -60,13 +64,21 @@ impl Scoreboard {
     }
 
     /// If `seq` is SACKed, the end of its block.
+    #[inline]
     pub fn sacked_end(&self, seq: u64) -> Option<u64> {
+        if self.blocks.is_empty() {
+            return None;
+        }
         let i = self.blocks.partition_point(|b| b.1 <= seq);
         self.blocks.get(i).filter(|b| b.0 <= seq).map(|b| b.1)
     }
 
     /// Start of the first SACKed block above `seq` (u64::MAX if none).
+    #[inline]
     pub fn next_block_start(&self, seq: u64) -> u64 {
+        if self.blocks.is_empty() {
+            return u64::MAX;
+        }
         let i = self.blocks.partition_point(|b| b.0 <= seq);
         self.blocks.get(i).map(|b| b.0).unwrap_or(u64::MAX)
     }
