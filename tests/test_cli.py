@@ -123,6 +123,16 @@ def test_benchworker_scale_runs_s3_with_n_flows():
     r = json.loads(out.stdout.strip().splitlines()[-1])
     assert r["flows"] == 3 and r["sim_s"] == 0.5 and r["bottleneck_pkts"] > 1000
     assert 0 < r["setup_s"] < r["wall_s"] + 1
+    # With another bottleneck (run.py scaling --per-flow-mbps): 20 Mb/s carries at most
+    # 833 packets of 1 500 bytes each way in 0.5 s.
+    from ccsim._benchworker import s3_with
+
+    toml = s3_with(3, 0.5, rate_bps=20e6, queue=30)
+    assert "bottleneck_rate = 2e+07" in toml and "access_rate = 2e+08" in toml and "limit = 30 }" in toml
+    out = subprocess.run([sys.executable, "-m", "ccsim._benchworker", "scale", "3", "0.5", "20e6", "30"], capture_output=True, text=True,
+                         check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    assert 50 < r["bottleneck_pkts"] <= 834
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("htsim_runner", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")

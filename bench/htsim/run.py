@@ -3,6 +3,7 @@
     python bench/htsim/run.py build [--htsim URL_OR_GIT_DIR] [--commit SHA]
     python bench/htsim/run.py compare [--reps 5] [--scenario S1 S2 S3] [--access] [--json OUT]
     python bench/htsim/run.py scaling [--flows 10 100 1000 10000] [--seconds 10] [--reps 3] [--json OUT]
+    python bench/htsim/run.py scaling --per-flow-mbps 1 [--packets 1e6] [--flows ...]
 
 `build` extracts htsim's `sim/` directory at the measured commit from its public
 repository (github.com/Broadcom/csg-htsim; a local git directory also works), builds
@@ -17,7 +18,11 @@ medians of bottleneck packets per wall second and their ratio. htsim runs its de
 flow; without it htsim's single flow stays far below the link).
 
 `scaling` measures the cost per bottleneck packet (wall ns / packet) as flows grow on S3's
-dumbbell (1 Gb/s, 10 ms, queue 1000) in both simulators, alternating.
+dumbbell (1 Gb/s, 10 ms, queue 1000) in both simulators, alternating. On a fixed bottleneck
+each flow's share shrinks as flows grow, until TCP lives on retransmission timeouts (at
+10 000 flows a timeout per 4.6 bottleneck packets): the work per packet changes, not only
+the state. `--per-flow-mbps R` keeps each flow's regime instead (the bottleneck at R times
+the flows, its queue 10 packets per flow, runs of about `--packets` bottleneck packets).
 
 Needs g++, make, git and tar; ccsim installed in the running Python.
 """
@@ -107,18 +112,31 @@ def compare(scenarios: list[str], reps: int, access: bool) -> list[dict]:
     return rows
 
 
-def scaling(flows: list[int], seconds: float, reps: int) -> list[dict]:
+def scaling(flows: list[int], seconds: float, reps: int, per_flow_mbps: float | None = None,
+            packets: float = 1e6) -> list[dict]:
+    """Cost per bottleneck packet as flows grow. By default the issue's experiment: S3's
+    dumbbell (1 Gb/s, 10 ms, queue 1 000) for `seconds`, whatever the flows. With
+    `per_flow_mbps`, each flow's regime is kept instead: the bottleneck at that rate times
+    the flows, its queue 10 packets per flow, and each run long enough for about `packets`
+    bottleneck packets (at least `seconds`)."""
     rows = []
     for n in flows:
+        rate_mbps, queue, secs = 1000.0, 1000, seconds
+        if per_flow_mbps:
+            rate_mbps, queue = per_flow_mbps * n, 10 * n
+            secs = max(seconds, round(packets / (rate_mbps * 1e6 / 8 / 1500), 1))
+        extra = [str(rate_mbps * 1e6), str(queue)] if per_flow_mbps else []
         c, h = [], []
         for _ in range(reps):
-            r = run_ccsim(["scale", str(n), str(seconds)])
+            r = run_ccsim(["scale", str(n), f"{secs:g}", *extra])
             c.append(r["wall_s"] / r["bottleneck_pkts"] * 1e9)
-            r = run_htsim([str(n), "1000", "10", "1000", f"{seconds:g}", "--iw", "2", "--maxcwnd", "718", "--start-window", "1",
-                           "--access-delay-ms", "1"])
+            r = run_htsim([str(n), f"{rate_mbps:g}", "10", str(queue), f"{secs:g}", "--iw", "2", "--maxcwnd", "718",
+                           "--start-window", "1", "--access-delay-ms", "1"])
             h.append(r["wall_s"] / r["bottleneck_pkts"] * 1e9)
-        rows.append({"flows": n, "ccsim_ns_per_pkt": statistics.median(c), "htsim_ns_per_pkt": statistics.median(h), "reps": reps})
-        print(f"{n} flows: ccsim {rows[-1]['ccsim_ns_per_pkt']:.0f} ns/pkt, htsim {rows[-1]['htsim_ns_per_pkt']:.0f} ns/pkt", flush=True)
+        rows.append({"flows": n, "bottleneck_mbps": rate_mbps, "queue": queue, "seconds": secs,
+                     "ccsim_ns_per_pkt": statistics.median(c), "htsim_ns_per_pkt": statistics.median(h), "reps": reps})
+        print(f"{n} flows ({rate_mbps:g} Mb/s, queue {queue}, {secs:g} s): ccsim {rows[-1]['ccsim_ns_per_pkt']:.0f} ns/pkt, "
+              f"htsim {rows[-1]['htsim_ns_per_pkt']:.0f} ns/pkt", flush=True)
     base = rows[0]
     for r in rows:
         r["ccsim_vs_first"] = r["ccsim_ns_per_pkt"] / base["ccsim_ns_per_pkt"]
@@ -141,12 +159,18 @@ def main(argv=None) -> int:
     s.add_argument("--flows", type=int, nargs="+", default=[10, 100, 1000, 10000])
     s.add_argument("--seconds", type=float, default=10.0)
     s.add_argument("--reps", type=int, default=3)
+    s.add_argument("--per-flow-mbps", type=float, help="keep each flow's regime: bottleneck this rate × flows, "
+                   "queue 10 packets per flow, runs of about --packets bottleneck packets")
+    s.add_argument("--packets", type=float, default=1e6)
     s.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     if a.cmd == "build":
         build(a.htsim, a.commit)
         return 0
-    rows = compare(a.scenario, a.reps, a.access) if a.cmd == "compare" else scaling(a.flows, a.seconds, a.reps)
+    if a.cmd == "compare":
+        rows = compare(a.scenario, a.reps, a.access)
+    else:
+        rows = scaling(a.flows, a.seconds, a.reps, a.per_flow_mbps, a.packets)
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))
     return 0

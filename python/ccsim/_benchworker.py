@@ -6,7 +6,7 @@
     python -m ccsim._benchworker web N         # N TCP transfers opened during the run
     python -m ccsim._benchworker E2.5|E5 SECONDS   # Paper E's dumbbell at 2.5 or 5 Gb/s, two EIMD flows
     python -m ccsim._benchworker D-UDT|D-Proposed|D-TCP   # Paper D's 1 Gb/s path, 100 ms, 60 s
-    python -m ccsim._benchworker scale N SECONDS   # S3's dumbbell (1 Gb/s, 10 ms, queue 1000) with N flows
+    python -m ccsim._benchworker scale N SECONDS [RATE_BPS QUEUE]   # S3's dumbbell (1 Gb/s, 10 ms, queue 1000) with N flows
     python -m ccsim._benchworker idle-hosts N      # S3's dumbbell with N host pairs, N TCP flows that never start
 Prints one JSON line.
 """
@@ -58,11 +58,17 @@ def paper_d(proto: str) -> dict:
             "goodput_bps": float(f["goodput_bps"].sum())}
 
 
-def s3_with(n: int, duration: float, start: str | None = None) -> str:
+def s3_with(n: int, duration: float, start: str | None = None, rate_bps: float | None = None, queue: int | None = None) -> str:
     """S3's dumbbell (1 Gb/s, 10 ms, queue 1 000) with `n` sender/receiver pairs and `n`
-    flows, run for `duration` s; `start`: every flow's start instead of S3's jitter."""
+    flows, run for `duration` s; `start`: every flow's start instead of S3's jitter;
+    `rate_bps`, `queue`: another bottleneck rate (access links 10 times it) and queue."""
     toml = _core.bench_scenario("S3").replace("senders = 200", f"senders = {n}").replace("count = 200", f"count = {n}")
     toml = toml.replace("duration = 20", f"duration = {duration:g}")
+    if rate_bps is not None:
+        toml = toml.replace('bottleneck_rate = "1Gbps"', f"bottleneck_rate = {rate_bps:g}")
+        toml = toml.replace('access_rate = "10Gbps"', f"access_rate = {10 * rate_bps:g}")
+    if queue is not None:
+        toml = toml.replace('queue = { kind = "droptail", limit = 1000 }', f'queue = {{ kind = "droptail", limit = {queue} }}')
     if start is not None:
         toml = toml.replace('start_jitter = "1s"', f'start = "{start}"')
     return toml
@@ -80,9 +86,11 @@ def main() -> None:
         flows, rate, secs = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
         r = _core.bench_cbr(flows, rate, secs, 1.05)
     elif what == "scale":
-        # Cost per packet as flows grow: S3's dumbbell and TCP with N flows (issue #20).
+        # Cost per packet as flows grow: S3's dumbbell and TCP with N flows (issue #20);
+        # optionally another bottleneck rate (bit/s) and queue (packets).
         n, secs = int(sys.argv[2]), float(sys.argv[3])
-        r = _core.bench_toml(f"scale-{n}", s3_with(n, secs), True)
+        rate, queue = (float(sys.argv[4]), int(sys.argv[5])) if len(sys.argv) > 5 else (None, None)
+        r = _core.bench_toml(f"scale-{n}", s3_with(n, secs, rate_bps=rate, queue=queue), True)
     elif what == "idle-hosts":
         # Memory per idle flow with its own hosts and access links (routing included).
         n = int(sys.argv[2])
