@@ -84,6 +84,8 @@ pub(crate) struct Offer {
 /// The state of one lazy FIFO link direction (see the module documentation).
 pub(crate) struct LazyFifo {
     limit: Limit,
+    /// The largest packet (bytes) that fits the empty queue: `limit` decided once.
+    alone_max: u32,
     /// Crossings not entirely in the past, in admission (= arrival) order.
     ledger: VecDeque<Crossing>,
     /// Absolute index of `ledger[0]`.
@@ -96,14 +98,21 @@ pub(crate) struct LazyFifo {
     /// Peak queue length over crossings that left the ledger (since the last reset).
     max_pkts: u64,
     max_bytes: u64,
-    /// Arrivals at or before this instant do not count for the peak (end of warm-up).
-    max_after: Option<Time>,
+    /// Arrivals before this instant do not count for the peak (just after the end of
+    /// warm-up; 0 before).
+    peak_from: Time,
 }
 
 impl LazyFifo {
     pub fn new(limit: Limit) -> Self {
+        let alone_max = match limit {
+            Limit::Packets(0) => 0,
+            Limit::Packets(_) => u32::MAX,
+            Limit::Bytes(b) => b.min(u32::MAX as u64) as u32,
+        };
         LazyFifo {
             limit,
+            alone_max,
             ledger: VecDeque::new(),
             base: 0,
             cursor: 0,
@@ -111,7 +120,7 @@ impl LazyFifo {
             wait_bytes: 0,
             max_pkts: 0,
             max_bytes: 0,
-            max_after: None,
+            peak_from: 0,
         }
     }
 
@@ -199,38 +208,36 @@ impl LazyFifo {
     /// Whether a packet of `size` bytes fits the empty queue.
     #[inline]
     pub fn fits_alone(&self, size: u32) -> bool {
-        match self.limit {
-            Limit::Packets(n) => n > 0,
-            Limit::Bytes(b) => size as u64 <= b,
-        }
+        size <= self.alone_max
     }
 
     /// [`LazyFifo::offer_idle`] for the commonest crossing: a best-effort packet (class 0)
-    /// that fits the empty queue of a free transmitter on a link without a loss model. It
-    /// is sent at `o.at`, taking `tx`; counted exactly as the general path counts it.
+    /// of `size` bytes that fits the empty queue of a free transmitter on a link without
+    /// a loss model, offered at `at` with the ledger settled up to `now`. It is sent at
+    /// `at`, taking `tx`; counted exactly as the general path counts it. `who` gives the
+    /// packet's flow and whether it is a forward packet, asked for only if the crossing
+    /// stays in the ledger (it ends after `now`).
     #[inline]
-    pub fn pass_idle(&mut self, o: &Offer, tx: Time, stats: &mut QueueStats) {
+    pub fn pass_idle(&mut self, now: Time, at: Time, size: u32, tx: Time, stats: &mut QueueStats, who: impl FnOnce() -> (u32, bool)) {
         self.cursor = self.base + self.ledger.len() as u64;
         self.wait_pkts = 0;
         self.wait_bytes = 0;
         stats.arrivals += 1;
-        stats.arrival_bytes += o.size as u64;
+        stats.arrival_bytes += size as u64;
         stats.departures += 1;
-        stats.departure_bytes += o.size as u64;
+        stats.departure_bytes += size as u64;
         stats.busy_ns += tx;
-        let c = Crossing {
-            arr: o.at,
-            start: o.at,
-            tx,
-            len_pkts: 1,
-            len_bytes: o.size as u64,
-            flow: o.flow,
-            size: o.size,
-            fate: Fate::Sent,
-            forward: o.forward,
-            dscp: 0,
-        };
-        self.record(o.now, c);
+        if at <= now {
+            // Entirely in the past (sent at once): only its part in the peak, as `record`.
+            if self.counts_for_peak(at) {
+                self.max_pkts = self.max_pkts.max(1);
+                self.max_bytes = self.max_bytes.max(size as u64);
+            }
+            return;
+        }
+        let (flow, forward) = who();
+        let c = Crossing { arr: at, start: at, tx, len_pkts: 1, len_bytes: size as u64, flow, size, fate: Fate::Sent, forward, dscp: 0 };
+        self.record(now, c);
     }
 
     /// Counts a packet refused by the full queue at `o.at` (its arrival already counted).
@@ -327,7 +334,7 @@ impl LazyFifo {
     /// Whether an arrival at `arr` counts for the peak queue length.
     #[inline]
     fn counts_for_peak(&self, arr: Time) -> bool {
-        self.max_after.is_none_or(|m| arr > m)
+        arr >= self.peak_from
     }
 
     /// Forgets crossings entirely at or before `now` (their counts are final).
@@ -459,7 +466,7 @@ impl LazyFifo {
         stats.set_since(t);
         self.max_pkts = qp as u64;
         self.max_bytes = qb;
-        self.max_after = Some(t);
+        self.peak_from = t + 1;
     }
 }
 
@@ -582,11 +589,13 @@ mod tests {
             assert!(fast.fits_alone(size));
             let o = Offer { now, at, size, flow: 0, uid: 0, forward: true, dscp: 0 };
             general.offer_idle(&o, || (size as Time / 2, false), &mut sg, &mut fg, 0);
-            fast.pass_idle(&o, size as Time / 2, &mut sf);
+            fast.pass_idle(now, at, size, size as Time / 2, &mut sf, || (0, true));
         }
         same(&general, &fast, &sg, &sf, &[1_000, 2_000, 2_800, 5_000]);
         assert_eq!((sf.arrivals, sf.departures), (2, 2));
         assert!(!LazyFifo::new(Limit::Bytes(100)).fits_alone(101) && !LazyFifo::new(Limit::Packets(0)).fits_alone(1));
+        assert!(LazyFifo::new(Limit::Bytes(100)).fits_alone(100) && LazyFifo::new(Limit::Packets(1)).fits_alone(u32::MAX));
+        assert!(LazyFifo::new(Limit::Bytes(u64::MAX)).fits_alone(u32::MAX));
     }
 
     #[test]

@@ -108,14 +108,15 @@ impl LinkDir {
     ) -> Option<(Time, Time)> {
         let lz = self.lazy.as_mut().expect("admit on a lazy link");
         let p = pool.get(id);
-        let o = Offer { now, at, size: p.size, flow: p.flow, uid: p.uid, forward: p.kind != Kind::Ack, dscp: p.dscp };
-        if at >= self.busy_until && o.dscp == 0 && self.loss.is_none() && lz.fits_alone(o.size) {
+        if at >= self.busy_until && p.dscp == 0 && self.loss.is_none() && lz.fits_alone(p.size) {
             // The commonest crossing, without the general path's machinery.
-            let tx = self.ser.time(o.size);
-            lz.pass_idle(&o, tx, &mut self.stats);
+            let size = p.size;
+            let tx = self.ser.time(size);
+            lz.pass_idle(now, at, size, tx, &mut self.stats, || (p.flow, p.kind != Kind::Ack));
             self.busy_until = at + tx;
             return Some((at, at + tx + self.delay));
         }
+        let o = Offer { now, at, size: p.size, flow: p.flow, uid: p.uid, forward: p.kind != Kind::Ack, dscp: p.dscp };
         if at >= self.busy_until {
             // The transmitter is free: the common case of a lightly loaded link.
             let (ser, loss) = (&mut self.ser, &mut self.loss);

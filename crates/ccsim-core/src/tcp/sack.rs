@@ -48,11 +48,16 @@ impl Scoreboard {
     }
 
     /// Forgets everything below the cumulative ACK `una`.
-    #[inline]
+    #[inline(always)]
     pub fn advance(&mut self, una: u64) {
-        if self.blocks.is_empty() {
-            return; // the common case without SACK or loss: nothing to walk
+        if !self.blocks.is_empty() {
+            // (Without SACK or loss, the common case, there is nothing to walk.)
+            self.advance_blocks(una);
         }
+    }
+
+    #[inline(never)]
+    fn advance_blocks(&mut self, una: u64) {
         let k = self.blocks.partition_point(|b| b.1 <= una);
         self.sacked -= self.blocks.range(..k).map(|b| b.1 - b.0).sum::<u64>();
         self.blocks.drain(..k);
