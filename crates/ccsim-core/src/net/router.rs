@@ -66,7 +66,8 @@ pub(super) type Scanned = (Time, Time, u64, PktId);
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum InboxPolicy {
     /// Chosen per router from its own traffic (the default): it starts with the scan
-    /// below [`INBOX_START_LINES`] incoming links, with the inbox from there; every [`REVIEW_WINDOWS`] events it takes the inbox if it has at least
+    /// below [`INBOX_START_LINES`] incoming links, with the inbox from there; every
+    /// [`REVIEW_WINDOWS`] events it takes the inbox if it has at least
     /// [`INBOX_MIN_LINES`] incoming links and at least [`INBOX_LINES_PER_PACKET`] of them
     /// per packet taken per event, and goes back to the scan below
     /// [`SCAN_LINES_PER_PACKET`] (hysteresis).
@@ -174,6 +175,8 @@ impl BatchRouter {
                 sorted.push((at, start, seq, id));
                 l.in_flight.pop_front();
             }
+            // The line's ledger pruned while it is in the cache (leaving it to the next
+            // offer was slower: docs/benchmarks.md).
             if let Some(lz) = l.lazy.as_mut() {
                 lz.prune(now);
             }
