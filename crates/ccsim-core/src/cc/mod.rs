@@ -110,7 +110,8 @@ pub trait CongestionControl: Send {
     fn on_timeout(&mut self, info: &LossInfo);
     /// Loss recovery finished (a full ACK).
     fn on_recovery_end(&mut self, _now: Time) {}
-    /// A segment was (re)transmitted: `seq`, `len` bytes, at `now`.
+    /// A segment was (re)transmitted: `seq`, `len` bytes, at `now`. Must not change the
+    /// window (the sender reads it once per burst of segments).
     fn on_packet_sent(&mut self, _now: Time, _seq: u64, _len: u32, _retransmission: bool) {}
     /// Summary values for the flow table.
     fn summary(&self) -> Vec<(&'static str, f64)> {

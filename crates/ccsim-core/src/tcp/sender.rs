@@ -293,8 +293,11 @@ impl TcpSender {
         if self.in_recovery && self.cfg.recovery == Recovery::NewReno && self.cfg.recovery_max_burst > 0 {
             burst = burst.min(self.cfg.recovery_max_burst);
         }
+        // The window is read once: sending changes none of what it depends on (cwnd,
+        // the inflation, the receiver's window, the cumulative ACK; a controller's
+        // `on_packet_sent` must not change cwnd).
+        let wnd_end = self.snd_una + self.window_bytes();
         while burst > 0 {
-            let wnd_end = self.snd_una + self.window_bytes();
             let limit = wnd_end.min(self.app_limit);
             if let Some(end) = self.sb.sacked_end(self.snd_nxt) {
                 self.snd_nxt = end;
