@@ -127,6 +127,10 @@ def test_benchworker_scale_runs_s3_with_n_flows():
     # 833 packets of 1 500 bytes each way in 0.5 s.
     from ccsim._benchworker import s3_with
 
+    from ccsim._benchworker import _sub
+
+    with pytest.raises(ValueError, match="lacks"):
+        _sub("senders = 10", "senders = 200", "senders = 3")  # a missed substitution is an error
     toml = s3_with(3, 0.5, rate_bps=20e6, queue=30)
     assert "bottleneck_rate = 2e+07" in toml and "access_rate = 2e+08" in toml and "limit = 30 }" in toml
     out = subprocess.run([sys.executable, "-m", "ccsim._benchworker", "scale", "3", "0.5", "20e6", "30"], capture_output=True, text=True,

@@ -58,19 +58,27 @@ def paper_d(proto: str) -> dict:
             "goodput_bps": float(f["goodput_bps"].sum())}
 
 
+def _sub(toml: str, old: str, new: str) -> str:
+    """`toml` with `old` replaced by `new`; an error if `old` is not there (the engine's
+    scenario changed: a silent no-op would benchmark the wrong thing)."""
+    if old not in toml:
+        raise ValueError(f"benchmark scenario lacks {old!r}")
+    return toml.replace(old, new)
+
+
 def s3_with(n: int, duration: float, start: str | None = None, rate_bps: float | None = None, queue: int | None = None) -> str:
     """S3's dumbbell (1 Gb/s, 10 ms, queue 1 000) with `n` sender/receiver pairs and `n`
     flows, run for `duration` s; `start`: every flow's start instead of S3's jitter;
     `rate_bps`, `queue`: another bottleneck rate (access links 10 times it) and queue."""
-    toml = _core.bench_scenario("S3").replace("senders = 200", f"senders = {n}").replace("count = 200", f"count = {n}")
-    toml = toml.replace("duration = 20", f"duration = {duration:g}")
+    toml = _sub(_sub(_core.bench_scenario("S3"), "senders = 200", f"senders = {n}"), "count = 200", f"count = {n}")
+    toml = _sub(toml, "duration = 20", f"duration = {duration:g}")
     if rate_bps is not None:
-        toml = toml.replace('bottleneck_rate = "1Gbps"', f"bottleneck_rate = {rate_bps:g}")
-        toml = toml.replace('access_rate = "10Gbps"', f"access_rate = {10 * rate_bps:g}")
+        toml = _sub(toml, 'bottleneck_rate = "1Gbps"', f"bottleneck_rate = {rate_bps:g}")
+        toml = _sub(toml, 'access_rate = "10Gbps"', f"access_rate = {10 * rate_bps:g}")
     if queue is not None:
-        toml = toml.replace('queue = { kind = "droptail", limit = 1000 }', f'queue = {{ kind = "droptail", limit = {queue} }}')
+        toml = _sub(toml, 'queue = { kind = "droptail", limit = 1000 }', f'queue = {{ kind = "droptail", limit = {queue} }}')
     if start is not None:
-        toml = toml.replace('start_jitter = "1s"', f'start = "{start}"')
+        toml = _sub(toml, 'start_jitter = "1s"', f'start = "{start}"')
     return toml
 
 

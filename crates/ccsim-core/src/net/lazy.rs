@@ -228,12 +228,9 @@ impl LazyFifo {
         stats.departure_bytes += size as u64;
         stats.busy_ns += tx;
         if at <= now {
-            // Entirely in the past (sent at once): only its part in the peak, as `record`.
-            if self.counts_for_peak(at) {
-                self.max_pkts = self.max_pkts.max(1);
-                self.max_bytes = self.max_bytes.max(size as u64);
-            }
-            return;
+            // Entirely in the past (sent at once): only its part in the peak (`record`'s
+            // rule, without building the crossing).
+            return self.peak(at, 1, size as u64);
         }
         let (flow, forward) = who();
         let c = Crossing { arr: at, start: at, tx, len_pkts: 1, len_bytes: size as u64, flow, size, fate: Fate::Sent, forward, dscp: 0 };
@@ -325,9 +322,16 @@ impl LazyFifo {
     /// Takes a crossing that leaves the ledger (or never enters it) into the peak.
     #[inline]
     fn note_peak(&mut self, c: &Crossing) {
-        if self.counts_for_peak(c.arr) {
-            self.max_pkts = self.max_pkts.max(c.len_pkts as u64);
-            self.max_bytes = self.max_bytes.max(c.len_bytes);
+        self.peak(c.arr, c.len_pkts as u64, c.len_bytes);
+    }
+
+    /// A queue of `pkts` packets and `bytes` bytes just after an arrival at `arr`, taken
+    /// into the peak (unless the arrival precedes the end of warm-up).
+    #[inline]
+    fn peak(&mut self, arr: Time, pkts: u64, bytes: u64) {
+        if self.counts_for_peak(arr) {
+            self.max_pkts = self.max_pkts.max(pkts);
+            self.max_bytes = self.max_bytes.max(bytes);
         }
     }
 

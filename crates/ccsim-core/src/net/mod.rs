@@ -331,7 +331,7 @@ impl Network {
             if ri != NO_ROUTE {
                 // Into a batch router's line or inbox: its `NodeArrive` event takes it.
                 let r = &mut self.routers[ri as usize];
-                r.push(link, ld, (arr, start, seq, id, ld));
+                r.push(link, (arr, start, seq, id, ld));
                 if arr < r.next {
                     r.next = arr;
                     sched.at(arr, Event::NodeArrive { node: to as u32 });

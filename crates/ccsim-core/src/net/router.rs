@@ -138,16 +138,16 @@ impl BatchRouter {
         }
     }
 
-    /// A packet sent on `ld` (one of this router's incoming links) arriving at `arr`.
+    /// A packet on its way over `link` (`p.4`, one of this router's incoming links).
     #[inline]
-    pub(super) fn push(&mut self, link: &mut LinkDir, ld: u32, p: Inbound) {
+    pub(super) fn push(&mut self, link: &mut LinkDir, p: Inbound) {
         if self.use_inbox {
             self.inbox.push(Entry(p));
         } else {
+            let (arr, start, seq, id, ld) = p;
             if link.in_flight.is_empty() {
                 self.active.push(ld);
             }
-            let (arr, start, seq, id, _) = p;
             link.in_flight.push_back((arr, seq, id, start));
         }
     }
