@@ -13,6 +13,17 @@ def test_version(cli):
     r = cli("--version")
     assert r.returncode == 0
     assert r.stdout.startswith("ccsim 0.")
+    # Which build (docs/build.md): the test venv's source build is a plain one.
+    assert r.stdout.rstrip().endswith("(plain build)"), r.stdout
+
+
+def test_build_is_reported_with_results():
+    import ccsim
+    from ccsim import _core
+
+    assert _core.__build__ in ("plain", "pgo", "pgo-training")
+    res = ccsim.run(ccsim.load(str(EXAMPLES / "dumbbell_cbr.toml")))
+    assert res.meta["build"] == _core.__build__
 
 
 def test_run_writes_outputs(cli, tmp_path):

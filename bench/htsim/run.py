@@ -1,7 +1,7 @@
 """ccsim beside htsim, alternating on one machine (issue #20).
 
-    python bench/htsim/run.py build [--htsim URL_OR_GIT_DIR] [--commit SHA]
-    python bench/htsim/run.py compare [--reps 5] [--scenario S1 S2 S3] [--access] [--json OUT]
+    python bench/htsim/run.py build [--htsim URL_OR_GIT_DIR] [--commit SHA] [--pgo]
+    python bench/htsim/run.py compare [--reps 5] [--scenario S1 S2 S3] [--access] [--htsim-pgo] [--json OUT]
     python bench/htsim/run.py scaling [--flows 10 100 1000 10000] [--seconds 10] [--reps 3] [--json OUT]
     python bench/htsim/run.py scaling --per-flow-mbps 1 [--packets 1e6] [--flows ...]
 
@@ -9,6 +9,11 @@
 repository (github.com/Broadcom/csg-htsim; a local git directory also works), builds
 `libhtsim.a` with htsim's own Makefile, and compiles this folder's benchmark main
 (`main_bench_dumbbell.cpp`, htsim's classes only) into `build/htsim_bench_dumbbell`.
+
+`build --pgo` also builds `build/htsim_bench_dumbbell_pgo`: htsim and the main compiled
+with GCC's profile-guided optimisation, trained on S1-S3's htsim runs, for comparing like
+with like against ccsim's profile-guided wheel (docs/build.md); `--htsim-pgo` makes
+`compare` and `scaling` run it.
 
 `compare` runs ccsim's benchmark scenarios S1-S3 (`python -m ccsim._benchworker`, the full
 model) and htsim's equivalent dumbbell alternately, `--reps` times each, and prints the
@@ -32,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,6 +47,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BUILD = HERE / "build"
 BINARY = BUILD / "htsim_bench_dumbbell"
+PGO_BINARY = BUILD / "htsim_bench_dumbbell_pgo"
 COMMIT = "841d9e7be46bb968eece766aa4b6c044c7799f67"
 UPSTREAM = "https://github.com/Broadcom/csg-htsim.git"
 
@@ -60,7 +67,7 @@ def sh(cmd: list[str], **kw) -> str:
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
 
 
-def build(source: str, commit: str) -> None:
+def build(source: str, commit: str, pgo: bool = False) -> None:
     BUILD.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(source)
@@ -75,21 +82,46 @@ def build(source: str, commit: str) -> None:
         tree.mkdir(exist_ok=True)
         archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", commit, "sim"], check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    jobs = str(os.cpu_count() or 2)
-    sh(["make", "-C", str(BUILD / "htsim" / "sim"), "-j", jobs, "libhtsim.a"])
-    sh(["g++", "-Wall", "-std=c++11", "-g", "-fPIE", "-O3", f"-I{BUILD / 'htsim' / 'sim'}", str(HERE / "main_bench_dumbbell.cpp"),
-        str(BUILD / "htsim" / "sim" / "libhtsim.a"), "-o", str(BINARY)])
+    make_binary(BUILD / "htsim" / "sim", BINARY, [])
     print(f"built {BINARY}")
+    if pgo:
+        # A copy of the tree, built instrumented, trained on S1-S3, rebuilt with the counts.
+        tree = BUILD / "htsim-pgo"
+        if tree.exists():
+            shutil.rmtree(tree)
+        shutil.copytree(BUILD / "htsim" / "sim", tree, ignore=shutil.ignore_patterns("*.o", "*.a", "*.gcda"))
+        make_binary(tree, PGO_BINARY, ["-fprofile-generate", "-fprofile-update=single"])
+        for args in HTSIM_ARGS.values():
+            sh([str(PGO_BINARY), *args])
+        for f in [*tree.glob("*.o"), *tree.glob("*.a")]:
+            f.unlink()
+        make_binary(tree, PGO_BINARY, ["-fprofile-use", "-fprofile-correction", "-Wno-missing-profile"])
+        print(f"built {PGO_BINARY}")
+
+
+def make_binary(sim: Path, out: Path, flags: list[str]) -> None:
+    """htsim's library with its own Makefile (its flags, plus `flags`) and the benchmark
+    main, compiled and linked in `sim`'s folder (where GCC keeps a profile's counts)."""
+    jobs = str(os.cpu_count() or 2)
+    cflags = " ".join(["-Wall -std=c++11 -g -Wsign-compare -Wuninitialized -fPIE -O3", *flags])
+    sh(["make", "-C", str(sim), "-j", jobs, f"CFLAGS={cflags}", "libhtsim.a"])
+    sh(["g++", "-Wall", "-std=c++11", "-g", "-fPIE", "-O3", *flags, f"-I{sim}", str(HERE / "main_bench_dumbbell.cpp"),
+        str(sim / "libhtsim.a"), "-o", str(out)], cwd=str(sim))
 
 
 def last_json(text: str) -> dict:
     return json.loads([ln for ln in text.splitlines() if ln.startswith("{")][-1])
 
 
+#: The htsim binary `compare` and `scaling` run (`--htsim-pgo`: the profile-guided one).
+htsim_binary = BINARY
+
+
 def run_htsim(args: list[str]) -> dict:
-    if not BINARY.exists():
-        raise SystemExit(f"{BINARY} is missing: run `python {Path(__file__).name} build` first")
-    return last_json(sh([str(BINARY), *args]))
+    if not htsim_binary.exists():
+        flag = " --pgo" if htsim_binary == PGO_BINARY else ""
+        raise SystemExit(f"{htsim_binary} is missing: run `python {Path(__file__).name} build{flag}` first")
+    return last_json(sh([str(htsim_binary), *args]))
 
 
 def run_ccsim(args: list[str]) -> dict:
@@ -150,11 +182,13 @@ def main(argv=None) -> int:
     b = sub.add_parser("build")
     b.add_argument("--htsim", default=UPSTREAM, help="htsim's repository: a URL or a local git directory")
     b.add_argument("--commit", default=COMMIT)
+    b.add_argument("--pgo", action="store_true", help="also build htsim with GCC's profile-guided optimisation")
     c = sub.add_parser("compare")
     c.add_argument("--scenario", nargs="+", default=["S1", "S2", "S3"], choices=sorted(HTSIM_ARGS))
     c.add_argument("--reps", type=int, default=5)
     c.add_argument("--access", action="store_true", help="htsim with an access queue per flow too")
     c.add_argument("--json", type=Path)
+    c.add_argument("--htsim-pgo", action="store_true", help="run the profile-guided htsim (build --pgo)")
     s = sub.add_parser("scaling")
     s.add_argument("--flows", type=int, nargs="+", default=[10, 100, 1000, 10000])
     s.add_argument("--seconds", type=float, default=10.0)
@@ -163,10 +197,13 @@ def main(argv=None) -> int:
                    "queue 10 packets per flow, runs of about --packets bottleneck packets")
     s.add_argument("--packets", type=float, default=1e6)
     s.add_argument("--json", type=Path)
+    s.add_argument("--htsim-pgo", action="store_true", help="run the profile-guided htsim (build --pgo)")
     a = ap.parse_args(argv)
     if a.cmd == "build":
-        build(a.htsim, a.commit)
+        build(a.htsim, a.commit, a.pgo)
         return 0
+    global htsim_binary
+    htsim_binary = PGO_BINARY if a.htsim_pgo else BINARY
     if a.cmd == "compare":
         rows = compare(a.scenario, a.reps, a.access)
     else:

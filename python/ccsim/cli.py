@@ -31,7 +31,9 @@ err = Console(stderr=True)
 
 def _version(value: bool) -> None:
     if value:
-        print(f"ccsim {__version__}")
+        from ._core import __build__
+
+        print(f"ccsim {__version__} ({__build__} build)")
         raise typer.Exit(0)
 
 
@@ -313,7 +315,9 @@ def bench_cmd(
     res = run_suite(names, reps, ns3, ns3_script, (flows, rate, duration), memory_flows or None, on_result=progress, sack=sack,
                     classic=classic, web_flows=web_flows)
     variant = (", SACK" if sack else "") + (", classic recovery" if classic else "")
-    t = Table(title=f"ccsim {__version__} benchmarks (best of {reps}, one process per run{variant})")
+    from ._core import __build__
+
+    t = Table(title=f"ccsim {__version__} ({__build__} build) benchmarks (best of {reps}, one process per run{variant})")
     cols = ["scenario", "flows", "sim s", "wall s", "M events/s", "M bottleneck pkts/s", "goodput Mb/s", "peak RSS MB", "engine MB"]
     if ns3:
         cols += ["ns-3 CPU s", "ns-3 goodput Mb/s", "speed-up", "goodput diff", "steady diff"]
@@ -354,7 +358,7 @@ def bench_cmd(
                   f"(x{sw['speedup']:.2f}); overhead outside the engine {1e3 * sw['overhead_per_run_s']:.1f} ms per run "
                   f"({1e3 * sw['overhead_in_worker_per_run_s']:.1f} ms of it in the worker)")
     if json_out:
-        json_out.write_text(json.dumps({"version": __version__, "machine": platform.platform(), "processor": platform.processor(),
+        json_out.write_text(json.dumps({"version": __version__, "build": __build__, "machine": platform.platform(), "processor": platform.processor(),
                                         "cpus": os.cpu_count(), **res}, indent=2))
 
 

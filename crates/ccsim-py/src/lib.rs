@@ -113,6 +113,7 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
     meta.set_item("flows_opened", r.flows_opened)?;
     meta.set_item("stale_packets", r.stale_packets)?;
     meta.set_item("version", ccsim_core::VERSION)?;
+    meta.set_item("build", BUILD)?;
     meta.set_item("params_json", &r.params)?;
     d.set_item("meta", meta)?;
     d.set_item("flows", table_to_py(py, &r.flows)?)?;
@@ -254,6 +255,16 @@ fn bench_tcp(py: Python<'_>, name: &str) -> PyResult<PyObject> {
     bench_run(py, name, toml)
 }
 
+/// How this extension was compiled, set by `.ci/wheel` through the `CCSIM_BUILD`
+/// variable: `"pgo"` (profile-guided, the wheel a package index serves), `"pgo-training"`
+/// (instrumented, for the training run only), or `"plain"` (any other build, e.g.
+/// `pip install .` from source). Reported by `ccsim --version`, results' `meta` and
+/// `ccsim bench`, so that every speed figure says which build it measured.
+const BUILD: &str = match option_env!("CCSIM_BUILD") {
+    Some(b) => b,
+    None => "plain",
+};
+
 /// Test hook: panics inside the same guard `run` uses, to prove panics never abort.
 #[pyfunction]
 fn _panic_for_test() -> PyResult<()> {
@@ -263,6 +274,7 @@ fn _panic_for_test() -> PyResult<()> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", ccsim_core::VERSION)?;
+    m.add("__build__", BUILD)?;
     m.add("ScenarioInvalid", m.py().get_type_bound::<ScenarioInvalid>())?;
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
