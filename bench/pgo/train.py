@@ -56,7 +56,7 @@ def train(examples: Path, out: Path) -> None:
         print(f"pgo training: Paper D {proto} {paper_d(proto)['wall_s']:.2f} s", flush=True)
     print(f"pgo training: Paper E 2.5 Gb/s {paper_e(2.5e9, 10)['wall_s']:.2f} s", flush=True)
     print(f"pgo training: 100 CBR flows {_core.bench_cbr(100, 1e9, 10, 1.05)['wall_s']:.2f} s", flush=True)
-    print(f"pgo training: 20 000 web transfers {_core.bench_web(20_000, True)['wall_s']:.2f} s", flush=True)
+    print(f"pgo training: 100 000 web transfers {_core.bench_web(100_000, True)['wall_s']:.2f} s", flush=True)
     print(f"pgo training: examples {fingerprint(examples)[:16]}", flush=True)
     for p in PAPERS:
         r = subprocess.run([sys.executable, "-m", "ccsim.cli", "reproduce", p, "--quick", "-q", "-w", "2", "-o", str(out / p)],
