@@ -13,8 +13,10 @@ def test_version(cli):
     r = cli("--version")
     assert r.returncode == 0
     assert r.stdout.startswith("ccsim 0.")
-    # Which build (docs/build.md): the test venv's source build is a plain one.
-    assert r.stdout.rstrip().endswith("(plain build)"), r.stdout
+    # Which build (docs/build.md): "plain" from source, "pgo" from the wheel.
+    from ccsim import _core
+
+    assert r.stdout.rstrip().endswith(f"({_core.__build__} build)"), r.stdout
 
 
 def test_build_is_reported_with_results():

@@ -8,9 +8,10 @@ path: every run writes its counts (one file per process) where the build was tol
 The workload exercises every model so that none is laid out as never run (a function the
 training never reaches, or reaches rarely, is optimised for size): the benchmark scenarios
 S1-S4, a 1 000-flow dumbbell (the batch routers' inbox), Paper D's UDT and proposed rate
-control and Paper E's EIMD runs as `ccsim bench` has them, CBR sources, flows opened during a run,
-every example scenario, and each paper's quick reproduction (RIO and the markers, AAL5 cells and EPD, Westwood, UDT, the
-high-speed TCPs), with two worker processes as a user's sweep would have.
+control and Paper E's EIMD runs as `ccsim bench` has them, CBR sources, flows opened
+during a run, every example scenario, and each paper's quick reproduction (RIO and the
+markers, AAL5 cells and EPD, Westwood, UDT, the high-speed TCPs), with two worker
+processes as a user's sweep would have. docs/build.md has the mixes measured.
 
 `--fingerprint` prints one SHA-256 over every table of every example's results (runs are
 deterministic): `.ci/wheel` compares the profile-guided wheel's digest with the
@@ -51,7 +52,8 @@ def train(examples: Path, out: Path) -> None:
     r = _core.bench_toml("scale-1000", s3_with(1000, 5), True)
     print(f"pgo training: 1 000 flows {r['wall_s']:.2f} s", flush=True)
     # Models the quick reproductions run only briefly, at their benchmarks' weight: with
-    # the quick runs alone, UDT's rate control came out 10 % slower than a plain build.
+    # the quick runs alone, UDT's rate control came out 11 % slower than a plain build,
+    # and with 20 000 web transfers instead of 100 000 those were 4 % slower.
     for proto in ["UDT", "Proposed"]:
         print(f"pgo training: Paper D {proto} {paper_d(proto)['wall_s']:.2f} s", flush=True)
     print(f"pgo training: Paper E 2.5 Gb/s {paper_e(2.5e9, 10)['wall_s']:.2f} s", flush=True)
