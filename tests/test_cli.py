@@ -138,9 +138,7 @@ def test_benchworker_scale_runs_s3_with_n_flows():
     assert 0 < r["setup_s"] < r["wall_s"] + 1
     # With another bottleneck (run.py scaling --per-flow-mbps): 20 Mb/s carries at most
     # 833 packets of 1 500 bytes each way in 0.5 s.
-    from ccsim._benchworker import s3_with
-
-    from ccsim._benchworker import _sub
+    from ccsim._benchworker import _sub, s3_with
 
     with pytest.raises(ValueError, match="lacks"):
         _sub("senders = 10", "senders = 200", "senders = 3")  # a missed substitution is an error

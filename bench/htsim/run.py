@@ -100,11 +100,12 @@ def build(source: str, commit: str, pgo: bool = False) -> None:
 
 
 def make_binary(sim: Path, out: Path, flags: list[str]) -> None:
-    """htsim's library with its own Makefile (its flags, plus `flags`) and the benchmark
-    main, compiled and linked in `sim`'s folder (where GCC keeps a profile's counts)."""
+    """htsim's library with its own Makefile (its own flags; `flags` added to its compiler
+    command, which the Makefile's object rule puts before them) and the benchmark main,
+    compiled and linked in `sim`'s folder (where GCC keeps a profile's counts)."""
     jobs = str(os.cpu_count() or 2)
-    cflags = " ".join(["-Wall -std=c++11 -g -Wsign-compare -Wuninitialized -fPIE -O3", *flags])
-    sh(["make", "-C", str(sim), "-j", jobs, f"CFLAGS={cflags}", "libhtsim.a"])
+    extra = [f"CC={' '.join(['g++', *flags])}"] if flags else []
+    sh(["make", "-C", str(sim), "-j", jobs, *extra, "libhtsim.a"])
     sh(["g++", "-Wall", "-std=c++11", "-g", "-fPIE", "-O3", *flags, f"-I{sim}", str(HERE / "main_bench_dumbbell.cpp"),
         str(sim / "libhtsim.a"), "-o", str(out)], cwd=str(sim))
 

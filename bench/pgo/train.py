@@ -47,7 +47,7 @@ def train(examples: Path, out: Path) -> None:
         raise SystemExit(f"error: this ccsim is a {_core.__build__!r} build ({ccsim.__file__}), not the instrumented one")
     t0 = time.monotonic()
     for name in ["S1", "S2", "S3", "S4"]:
-        r = _core.bench_toml(name, _core.bench_scenario(name), True)
+        r = _core.bench_tcp(name)
         print(f"pgo training: {name} {r['wall_s']:.2f} s", flush=True)
     r = _core.bench_toml("scale-1000", s3_with(1000, 5), True)
     print(f"pgo training: 1 000 flows {r['wall_s']:.2f} s", flush=True)
