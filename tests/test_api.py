@@ -1,4 +1,7 @@
 import math
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -233,3 +236,32 @@ def test_bench_ccsim_trace_cuts_the_scenario(tmp_path):
     assert rows[-1]["bottleneck_drops"] > 0
     bad = subprocess.run([sys.executable, str(script), "S9", "1", "1"], capture_output=True, text=True)
     assert bad.returncode != 0 and "unknown benchmark" in bad.stderr
+
+
+_HUGE_PAGES_PROBE = r"""
+import hashlib, sys, ccsim
+from ccsim import _core
+before = _core.huge_pages()
+res = ccsim.run(ccsim.load(sys.argv[1]))
+smaps = open("/proc/self/smaps").read().split("\n")
+heap = [i for i, l in enumerate(smaps) if l.endswith("[heap]")]
+flags = next(l for l in smaps[heap[0]:] if l.startswith("VmFlags:")).split()[1:] if heap else []
+digest = hashlib.sha256(res.flows.to_csv().encode() + res.queues.to_csv().encode()).hexdigest()
+print(before, _core.huge_pages(), "hg" in flags, digest)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="transparent huge pages are Linux's")
+def test_huge_pages_advised_after_the_first_run_and_results_unchanged():
+    """The engine's memory is advised onto transparent huge pages once a simulation runs
+    (the main heap's mapping carries the `hg` flag), not at import; CCSIM_HUGEPAGES=0 turns
+    it off; the results are the same either way."""
+    out = {}
+    for flag in ("1", "0"):
+        env = dict(os.environ, CCSIM_HUGEPAGES=flag)
+        r = subprocess.run([sys.executable, "-c", _HUGE_PAGES_PROBE, str(EXAMPLES / "tcp_dumbbell.toml")],
+                           capture_output=True, text=True, env=env, check=True)
+        out[flag] = r.stdout.split()
+    assert out["1"][:3] == ["False", "True", "True"], out
+    assert out["0"][:3] == ["False", "False", "False"], out
+    assert out["1"][3] == out["0"][3]

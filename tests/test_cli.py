@@ -325,3 +325,27 @@ def test_per_hop_events_reference_gives_the_same_counts(cli, tmp_path):
     assert ref["meta"]["taken_ahead"] == 0
     for key in ("goodput_bps", "sent_pkts", "delivered_pkts", "queue_drops"):
         assert [f[key] for f in fast["flows"]] == [f[key] for f in ref["flows"]], key
+
+
+def test_htsim_runner_hugepages_flag(tmp_path, monkeypatch, capsys):
+    """`run.py compare --htsim-hugepages` runs htsim with glibc's huge-page tunable (the
+    advice ccsim's engine gives itself); without the flag, htsim's environment is left as
+    it is. A stand-in htsim reports the variable back."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("htsim_runner2", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    fake = tmp_path / "htsim"
+    fake.write_text("#!/bin/sh\necho '{\"bottleneck_pkts_per_s\": 1e6, \"tunables\": \"'\"$GLIBC_TUNABLES\"'\"}'\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(runner, "BINARY", fake)
+    monkeypatch.setattr(runner, "run_ccsim", lambda args: {"bottleneck_pkts_per_s": 2e6})
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    seen = []
+    real = runner.run_htsim
+    monkeypatch.setattr(runner, "run_htsim", lambda args: seen.append(real(args)["tunables"]) or {"bottleneck_pkts_per_s": 1e6})
+    assert runner.main(["compare", "--scenario", "S1", "--reps", "1", "--htsim-hugepages"]) == 0
+    assert runner.main(["compare", "--scenario", "S1", "--reps", "1"]) == 0
+    assert seen == ["glibc.malloc.hugetlb=1", ""]
+    assert "ccsim/htsim 2.00" in capsys.readouterr().out

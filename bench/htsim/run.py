@@ -116,13 +116,16 @@ def last_json(text: str) -> dict:
 
 #: The htsim binary `compare` and `scaling` run (`--htsim-pgo`: the profile-guided one).
 htsim_binary = BINARY
+#: The environment htsim runs in (`--htsim-hugepages`: glibc's malloc advising transparent
+#: huge pages, as ccsim's engine does by default; `CCSIM_HUGEPAGES=0` turns ccsim's off).
+htsim_env: dict | None = None
 
 
 def run_htsim(args: list[str]) -> dict:
     if not htsim_binary.exists():
         flag = " --pgo" if htsim_binary == PGO_BINARY else ""
         raise SystemExit(f"{htsim_binary} is missing: run `python {Path(__file__).name} build{flag}` first")
-    return last_json(sh([str(htsim_binary), *args]))
+    return last_json(sh([str(htsim_binary), *args], env=htsim_env))
 
 
 def run_ccsim(args: list[str]) -> dict:
@@ -190,6 +193,8 @@ def main(argv=None) -> int:
     c.add_argument("--access", action="store_true", help="htsim with an access queue per flow too")
     c.add_argument("--json", type=Path)
     c.add_argument("--htsim-pgo", action="store_true", help="run the profile-guided htsim (build --pgo)")
+    c.add_argument("--htsim-hugepages", action="store_true",
+                   help="run htsim with glibc.malloc.hugetlb=1 (transparent huge pages, as ccsim uses by default)")
     s = sub.add_parser("scaling")
     s.add_argument("--flows", type=int, nargs="+", default=[10, 100, 1000, 10000])
     s.add_argument("--seconds", type=float, default=10.0)
@@ -199,12 +204,15 @@ def main(argv=None) -> int:
     s.add_argument("--packets", type=float, default=1e6)
     s.add_argument("--json", type=Path)
     s.add_argument("--htsim-pgo", action="store_true", help="run the profile-guided htsim (build --pgo)")
+    s.add_argument("--htsim-hugepages", action="store_true",
+                   help="run htsim with glibc.malloc.hugetlb=1 (transparent huge pages, as ccsim uses by default)")
     a = ap.parse_args(argv)
     if a.cmd == "build":
         build(a.htsim, a.commit, a.pgo)
         return 0
-    global htsim_binary
+    global htsim_binary, htsim_env
     htsim_binary = PGO_BINARY if a.htsim_pgo else BINARY
+    htsim_env = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=1") if a.htsim_hugepages else None
     if a.cmd == "compare":
         rows = compare(a.scenario, a.reps, a.access)
     else:

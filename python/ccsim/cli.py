@@ -315,6 +315,9 @@ def bench_cmd(
     res = run_suite(names, reps, ns3, ns3_script, (flows, rate, duration), memory_flows or None, on_result=progress, sack=sack,
                     classic=classic, web_flows=web_flows)
     variant = (", SACK" if sack else "") + (", classic recovery" if classic else "")
+    # The workers' memory pages (docs/architecture.md, "Memory pages"), as each reported them.
+    huge = {r.get("huge_pages") for e in res["scenarios"].values() for r in e["ccsim"]} - {None}
+    variant += ", huge pages " + ("/".join("on" if h else "off" for h in sorted(huge, reverse=True)) if huge else "n/a")
     from ._core import __build__
 
     t = Table(title=f"ccsim {__version__} ({__build__} build) benchmarks (best of {reps}, one process per run{variant})")

@@ -41,6 +41,7 @@ pub mod diffserv;
 pub mod dist;
 pub mod element;
 pub mod engine;
+pub mod hugepages;
 pub mod loss;
 pub mod measure;
 pub mod net;

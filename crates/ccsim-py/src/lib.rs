@@ -15,6 +15,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+/// The system allocator, advising transparent huge pages for the engine's memory once a
+/// simulation is built (see `ccsim_core::hugepages`; `CCSIM_HUGEPAGES=0` turns it off).
+#[global_allocator]
+static ALLOC: ccsim_core::hugepages::HugePageAlloc = ccsim_core::hugepages::HugePageAlloc;
+
 create_exception!(_core, ScenarioInvalid, PyException, "A scenario failed validation; args[0] is a list of (path, message).");
 
 fn invalid(errs: Vec<ScenarioError>) -> PyErr {
@@ -143,6 +148,7 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
 fn run(py: Python<'_>, json: &str, output_dir: Option<String>, per_hop_events: bool) -> PyResult<PyObject> {
     let v = parse_json(json)?;
     let spec = guarded(|| scenario::from_value(&v))?.map_err(invalid)?;
+    ccsim_core::hugepages::enable();
     let opts = SimOptions { output_dir: output_dir.map(std::path::PathBuf::from), per_hop_events, ..Default::default() };
     let mut sim = guarded(|| Simulation::with_options(spec, &opts))?.map_err(pyo3::exceptions::PyOSError::new_err)?;
     let mut pending: Option<PyErr> = None;
@@ -184,6 +190,7 @@ fn bench_dict(py: Python<'_>, r: ccsim_core::bench::BenchResult) -> PyResult<PyO
     d.set_item("bottleneck_pkts_per_s", r.bottleneck_pkts_per_s)?;
     d.set_item("peak_packets", r.peak_packets)?;
     d.set_item("starts_ns", r.starts_ns)?;
+    d.set_item("huge_pages", ccsim_core::hugepages::enabled())?;
     Ok(d.into_py(py))
 }
 
@@ -192,6 +199,7 @@ fn bench_run(py: Python<'_>, name: &str, toml: String) -> PyResult<PyObject> {
 }
 
 fn bench_run_with(py: Python<'_>, name: &str, toml: String, steady: bool) -> PyResult<PyObject> {
+    ccsim_core::hugepages::enable();
     let r = py
         .allow_threads(|| guarded(|| ccsim_core::bench::measure_with(name, &toml, "bottleneck", steady)))?
         .map_err(PyRuntimeError::new_err)?;
@@ -218,6 +226,7 @@ fn bench_toml(py: Python<'_>, name: &str, toml: String, steady: bool) -> PyResul
 #[pyfunction]
 #[pyo3(signature = (flows=100_000, slowdown=true))]
 fn bench_web(py: Python<'_>, flows: u64, slowdown: bool) -> PyResult<PyObject> {
+    ccsim_core::hugepages::enable();
     let w = py.allow_threads(|| guarded(|| ccsim_core::bench::measure_web(flows, slowdown)))?.map_err(PyRuntimeError::new_err)?;
     let d = PyDict::new_bound(py);
     d.set_item("name", "web")?;
@@ -237,6 +246,7 @@ fn bench_web(py: Python<'_>, flows: u64, slowdown: bool) -> PyResult<PyObject> {
     d.set_item("peak_rss_run_kb", w.peak_rss_run_kb)?;
     d.set_item("peak_rss_results_kb", w.peak_rss_results_kb)?;
     d.set_item("goodput_bps", f64::NAN)?;
+    d.set_item("huge_pages", ccsim_core::hugepages::enabled())?;
     Ok(d.into_py(py))
 }
 
@@ -265,6 +275,13 @@ const BUILD: &str = match option_env!("CCSIM_BUILD") {
     None => "plain",
 };
 
+/// Whether the engine's memory is advised onto transparent huge pages (on after the first
+/// simulation or benchmark of the process, unless `CCSIM_HUGEPAGES=0` or not Linux).
+#[pyfunction]
+fn huge_pages() -> bool {
+    ccsim_core::hugepages::enabled()
+}
+
 /// Test hook: panics inside the same guard `run` uses, to prove panics never abort.
 #[pyfunction]
 fn _panic_for_test() -> PyResult<()> {
@@ -275,6 +292,7 @@ fn _panic_for_test() -> PyResult<()> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", ccsim_core::VERSION)?;
     m.add("__build__", BUILD)?;
+    m.add_function(wrap_pyfunction!(huge_pages, m)?)?;
     m.add("ScenarioInvalid", m.py().get_type_bound::<ScenarioInvalid>())?;
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
