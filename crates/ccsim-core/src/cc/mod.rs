@@ -124,9 +124,16 @@ pub trait CongestionControl: Send {
     fn tables(&mut self) -> Vec<(&'static str, crate::measure::Table)> {
         Vec::new()
     }
-    /// Optional pacing rate, bit/s.
+    /// Optional pacing rate, bit/s. A controller that ever returns one must say so in
+    /// [`CongestionControl::paces`].
     fn pacing_rate(&self) -> Option<f64> {
         None
+    }
+    /// Whether this controller may ever return a pacing rate. Read once, when the sender
+    /// is built: for a controller that says no, the sender never asks for the rate (two
+    /// virtual calls per segment saved; debug builds check the promise).
+    fn paces(&self) -> bool {
+        false
     }
     /// Extra state for traces.
     fn probe_names(&self) -> &'static [&'static str] {

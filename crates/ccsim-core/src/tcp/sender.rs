@@ -66,6 +66,9 @@ pub struct TcpSender {
     pub(super) rto_token: u32,
     pub(super) pace_next: Time,
     pub(super) pace_pending: bool,
+    /// Segments may have to wait (the controller paces, or ns-2's `overhead`): decided
+    /// once, so that the common case asks nothing per segment.
+    pub(super) gated: bool,
     /// With `handshake`: whether the SYN-ACK has arrived, and when the SYN now in flight
     /// was first sent (None once it was retransmitted: Karn).
     pub(super) established: bool,
@@ -89,6 +92,7 @@ impl TcpSender {
     /// A sender for `bytes` bytes (None: an infinite transfer).
     pub fn new(cfg: Arc<TcpConfig>, rng: SimRng, bytes: Option<u64>) -> Self {
         let cc = cfg.cc.build(CcInit { initial_cwnd: cfg.initial_window, initial_ssthresh: cfg.initial_ssthresh });
+        let gated = cc.paces() || cfg.overhead > 0;
         let mut rng = rng;
         let mut rtt = RttEstimator::new(cfg.rtt_mode, cfg.min_rto, cfg.max_rto, cfg.initial_rto)
             .with_clamp_after_backoff(cfg.rto_clamp_after_backoff);
@@ -122,6 +126,7 @@ impl TcpSender {
             rto_token: 0,
             pace_next: 0,
             pace_pending: false,
+            gated,
             established,
             syn_sent_at: None,
             prr: Prr::default(),
@@ -248,8 +253,10 @@ impl TcpSender {
     }
 
     /// Pacing gate: true if a segment may leave now; otherwise schedules a wake-up.
+    #[inline]
     pub(super) fn pace_ok(&mut self, ctx: &mut Ctx) -> bool {
-        if (self.cc.pacing_rate().is_none() && self.cfg.overhead == 0) || ctx.now >= self.pace_next {
+        debug_assert!(self.gated || self.cc.pacing_rate().is_none(), "a controller that paces must say so in `paces`");
+        if !self.gated || ctx.now >= self.pace_next || (self.cc.pacing_rate().is_none() && self.cfg.overhead == 0) {
             return true;
         }
         if !self.pace_pending {
@@ -259,7 +266,14 @@ impl TcpSender {
         false
     }
 
+    #[inline]
     pub(super) fn paced(&mut self, ctx: &Ctx, len: u32) {
+        if self.gated {
+            self.paced_gated(ctx, len);
+        }
+    }
+
+    fn paced_gated(&mut self, ctx: &Ctx, len: u32) {
         if self.cfg.overhead > 0 {
             // ns-2 `overhead_`: a random delay before the next transmission (breaks phase
             // effects of deterministic simulations without reordering).
