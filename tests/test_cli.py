@@ -349,3 +349,35 @@ def test_htsim_runner_hugepages_flag(tmp_path, monkeypatch, capsys):
     assert runner.main(["compare", "--scenario", "S1", "--reps", "1"]) == 0
     assert seen == ["glibc.malloc.hugetlb=1", ""]
     assert "ccsim/htsim 2.00" in capsys.readouterr().out
+
+
+def test_htsim_runner_scaling_both_pages(tmp_path, monkeypatch):
+    """`run.py scaling --pages both`: ccsim with CCSIM_HUGEPAGES 0 and 1, htsim without and
+    with glibc's tunable, alternating; the main columns are the huge-page runs."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("htsim_runner3", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    fake = tmp_path / "htsim"
+    # A stand-in htsim: 1 s for 1e6 packets without the tunable, 0.5 s with it.
+    fake.write_text("#!/bin/sh\nif [ -n \"$GLIBC_TUNABLES\" ]; then w=0.5; else w=1.0; fi\n"
+                    "echo \"{\\\"wall_s\\\": $w, \\\"bottleneck_pkts\\\": 1000000}\"\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(runner, "BINARY", fake)
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")  # the small-page runs must drop it
+    seen = []
+
+    def fake_ccsim(args, env=None):
+        seen.append(env["CCSIM_HUGEPAGES"])
+        return {"wall_s": 0.2 if env["CCSIM_HUGEPAGES"] == "1" else 0.4, "bottleneck_pkts": 1_000_000}
+
+    monkeypatch.setattr(runner, "run_ccsim", fake_ccsim)
+    out = tmp_path / "s.json"
+    assert runner.main(["scaling", "--flows", "10", "20", "--reps", "2", "--pages", "both", "--json", str(out)]) == 0
+    assert seen == ["0", "1", "1", "0"] * 2
+    rows = json.loads(out.read_text())
+    r = rows[0]
+    got = [r[k] for k in ("ccsim_small_ns_per_pkt", "ccsim_huge_ns_per_pkt", "htsim_small_ns_per_pkt", "htsim_huge_ns_per_pkt",
+                          "ccsim_ns_per_pkt", "htsim_ns_per_pkt")]
+    assert got == pytest.approx([400, 200, 1000, 500, 200, 500]) and rows[1]["ccsim_vs_first"] == pytest.approx(1.0)

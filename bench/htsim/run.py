@@ -128,8 +128,13 @@ def run_htsim(args: list[str]) -> dict:
     return last_json(sh([str(htsim_binary), *args], env=htsim_env))
 
 
-def run_ccsim(args: list[str]) -> dict:
-    return last_json(sh([sys.executable, "-m", "ccsim._benchworker", *args]))
+def run_ccsim(args: list[str], env: dict | None = None) -> dict:
+    return last_json(sh([sys.executable, "-m", "ccsim._benchworker", *args], env=env))
+
+
+#: `scaling --pages both`: each simulator with and without transparent huge pages, the
+#: four alternating (ccsim: `CCSIM_HUGEPAGES`; htsim: glibc's tunable).
+PAGES = {"small": ({"CCSIM_HUGEPAGES": "0"}, None), "huge": ({"CCSIM_HUGEPAGES": "1"}, "glibc.malloc.hugetlb=1")}
 
 
 def compare(scenarios: list[str], reps: int, access: bool) -> list[dict]:
@@ -149,12 +154,15 @@ def compare(scenarios: list[str], reps: int, access: bool) -> list[dict]:
 
 
 def scaling(flows: list[int], seconds: float, reps: int, per_flow_mbps: float | None = None,
-            packets: float = 1e6) -> list[dict]:
+            packets: float = 1e6, pages_both: bool = False) -> list[dict]:
     """Cost per bottleneck packet as flows grow. By default the issue's experiment: S3's
     dumbbell (1 Gb/s, 10 ms, queue 1 000) for `seconds`, whatever the flows. With
     `per_flow_mbps`, each flow's regime is kept instead: the bottleneck at that rate times
     the flows, its queue 10 packets per flow, and each run long enough for about `packets`
-    bottleneck packets (at least `seconds`)."""
+    bottleneck packets (at least `seconds`). With `pages_both`, each simulator runs with
+    and without transparent huge pages, the four configurations alternating (extra
+    columns `<sim>_<small|huge>_ns_per_pkt`)."""
+    global htsim_env
     rows = []
     for n in flows:
         rate_mbps, queue, secs = 1000.0, 1000, seconds
@@ -162,17 +170,34 @@ def scaling(flows: list[int], seconds: float, reps: int, per_flow_mbps: float | 
             rate_mbps, queue = per_flow_mbps * n, 10 * n
             secs = max(seconds, round(packets / (rate_mbps * 1e6 / 8 / 1500), 1))
         extra = [str(rate_mbps * 1e6), str(queue)] if per_flow_mbps else []
-        c, h = [], []
-        for _ in range(reps):
-            r = run_ccsim(["scale", str(n), f"{secs:g}", *extra])
-            c.append(r["wall_s"] / r["bottleneck_pkts"] * 1e9)
-            r = run_htsim([str(n), f"{rate_mbps:g}", "10", str(queue), f"{secs:g}", "--iw", "2", "--maxcwnd", "718",
-                           "--start-window", "1", "--access-delay-ms", "1"])
-            h.append(r["wall_s"] / r["bottleneck_pkts"] * 1e9)
-        rows.append({"flows": n, "bottleneck_mbps": rate_mbps, "queue": queue, "seconds": secs,
-                     "ccsim_ns_per_pkt": statistics.median(c), "htsim_ns_per_pkt": statistics.median(h), "reps": reps})
-        print(f"{n} flows ({rate_mbps:g} Mb/s, queue {queue}, {secs:g} s): ccsim {rows[-1]['ccsim_ns_per_pkt']:.0f} ns/pkt, "
-              f"htsim {rows[-1]['htsim_ns_per_pkt']:.0f} ns/pkt", flush=True)
+        hargs = [str(n), f"{rate_mbps:g}", "10", str(queue), f"{secs:g}", "--iw", "2", "--maxcwnd", "718",
+                 "--start-window", "1", "--access-delay-ms", "1"]
+        pages = list(PAGES) if pages_both else [None]
+        c: dict = {p: [] for p in pages}
+        h: dict = {p: [] for p in pages}
+        default_env = htsim_env
+        for k in range(reps):
+            for p in (pages if k % 2 == 0 else pages[::-1]):
+                cenv = dict(os.environ, **PAGES[p][0]) if p else None
+                r = run_ccsim(["scale", str(n), f"{secs:g}", *extra], env=cenv)
+                c[p].append(r["wall_s"] / r["bottleneck_pkts"] * 1e9)
+                if p:
+                    tun = PAGES[p][1]
+                    htsim_env = dict(os.environ, GLIBC_TUNABLES=tun) if tun else {k2: v for k2, v in os.environ.items() if k2 != "GLIBC_TUNABLES"}
+                r = run_htsim(hargs)
+                htsim_env = default_env
+                h[p].append(r["wall_s"] / r["bottleneck_pkts"] * 1e9)
+        main_pages = "huge" if pages_both else None
+        row = {"flows": n, "bottleneck_mbps": rate_mbps, "queue": queue, "seconds": secs,
+               "ccsim_ns_per_pkt": statistics.median(c[main_pages]), "htsim_ns_per_pkt": statistics.median(h[main_pages]), "reps": reps}
+        for p in pages if pages_both else []:
+            row[f"ccsim_{p}_ns_per_pkt"] = statistics.median(c[p])
+            row[f"htsim_{p}_ns_per_pkt"] = statistics.median(h[p])
+        rows.append(row)
+        both = "".join(f"; {p} pages: ccsim {row[f'ccsim_{p}_ns_per_pkt']:.0f}, htsim {row[f'htsim_{p}_ns_per_pkt']:.0f}"
+                       for p in (pages if pages_both else []))
+        print(f"{n} flows ({rate_mbps:g} Mb/s, queue {queue}, {secs:g} s): ccsim {row['ccsim_ns_per_pkt']:.0f} ns/pkt, "
+              f"htsim {row['htsim_ns_per_pkt']:.0f} ns/pkt{both}", flush=True)
     base = rows[0]
     for r in rows:
         r["ccsim_vs_first"] = r["ccsim_ns_per_pkt"] / base["ccsim_ns_per_pkt"]
@@ -206,6 +231,9 @@ def main(argv=None) -> int:
     s.add_argument("--htsim-pgo", action="store_true", help="run the profile-guided htsim (build --pgo)")
     s.add_argument("--htsim-hugepages", action="store_true",
                    help="run htsim with glibc.malloc.hugetlb=1 (transparent huge pages, as ccsim uses by default)")
+    s.add_argument("--pages", choices=["default", "both"], default="default",
+                   help="both: each simulator with and without transparent huge pages, the four alternating "
+                   "(the main columns are then both with huge pages)")
     a = ap.parse_args(argv)
     if a.cmd == "build":
         build(a.htsim, a.commit, a.pgo)
@@ -216,7 +244,7 @@ def main(argv=None) -> int:
     if a.cmd == "compare":
         rows = compare(a.scenario, a.reps, a.access)
     else:
-        rows = scaling(a.flows, a.seconds, a.reps, a.per_flow_mbps, a.packets)
+        rows = scaling(a.flows, a.seconds, a.reps, a.per_flow_mbps, a.packets, a.pages == "both")
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))
     return 0
