@@ -15,7 +15,7 @@ fn report(r: &ccsim_core::bench::BenchResult) {
 static ALLOC: ccsim_core::hugepages::HugePageAlloc = ccsim_core::hugepages::HugePageAlloc;
 
 fn main() {
-    ccsim_core::hugepages::enable();
+    ccsim_core::hugepages::install();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("web") {
         let flows: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100_000);

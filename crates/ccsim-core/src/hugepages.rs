@@ -9,11 +9,17 @@
 //!
 //! [`HugePageAlloc`] is a global allocator for binaries (the Python extension, the
 //! benchmark example): it is the system allocator, plus — while [`enable`]d — advice on the
-//! memory it hands out: the growing main heap (`brk`), grown in 2 MiB steps so that new
-//! blocks fit, and every chunk of 2 MiB or more. It changes no result (the simulation
-//! never sees addresses); `CCSIM_HUGEPAGES=0` in the environment turns it off. It is what
-//! glibc's own `glibc.malloc.hugetlb=1` tunable does, which can only be set before a
-//! process starts. Elsewhere than Linux it is the system allocator.
+//! memory it hands out: the growing main heap (`brk`), grown in 32 MiB steps so that new
+//! blocks are advised before they are touched, and every chunk of 2 MiB or more. It
+//! changes no result (the simulation never sees addresses); `CCSIM_HUGEPAGES=0` in the
+//! environment turns it off. It is what glibc's own `glibc.malloc.hugetlb=1` tunable does,
+//! which can only be set before a process starts. Elsewhere than Linux it is the system
+//! allocator.
+//!
+//! A binary that installs it says so with [`install`]; the engine then enables the advice
+//! when it builds a large world ([`enable_for_world`]: at least [`FROM_FLOWS`] flows, or
+//! flows created during the run). Small runs gain nothing from huge pages, and a fault in
+//! an advised region may have to wait while the kernel assembles a whole 2 MiB page.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
@@ -22,6 +28,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 pub const HUGE_PAGE: usize = 2 << 20;
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+/// Worlds with at least this many flows get huge pages (see [`enable_for_world`]).
+pub const FROM_FLOWS: usize = 1000;
 /// The end of the main heap up to which advice was given.
 static ADVISED_TOP: AtomicUsize = AtomicUsize::new(0);
 
@@ -75,6 +85,23 @@ pub fn enable() -> bool {
 /// Whether the advice is on.
 pub fn enabled() -> bool {
     ENABLED.load(Relaxed)
+}
+
+/// Declares that this process's global allocator is [`HugePageAlloc`] (called by the
+/// binary that installs it; without it, [`enable_for_world`] does nothing).
+pub fn install() {
+    INSTALLED.store(true, Relaxed);
+}
+
+/// Called by the engine as it builds a world of `flows` flows (`generated`: flows will be
+/// created during the run): enables the advice for a large one, if [`install`]ed.
+/// Returns whether the advice is on.
+pub fn enable_for_world(flows: usize, generated: bool) -> bool {
+    if INSTALLED.load(Relaxed) && (flows >= FROM_FLOWS || generated) {
+        enable()
+    } else {
+        enabled()
+    }
 }
 
 #[inline]

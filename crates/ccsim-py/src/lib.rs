@@ -16,7 +16,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The system allocator, advising transparent huge pages for the engine's memory once a
-/// simulation is built (see `ccsim_core::hugepages`; `CCSIM_HUGEPAGES=0` turns it off).
+/// large world is built (see `ccsim_core::hugepages`; `CCSIM_HUGEPAGES=0` turns it off).
 #[global_allocator]
 static ALLOC: ccsim_core::hugepages::HugePageAlloc = ccsim_core::hugepages::HugePageAlloc;
 
@@ -148,7 +148,6 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
 fn run(py: Python<'_>, json: &str, output_dir: Option<String>, per_hop_events: bool) -> PyResult<PyObject> {
     let v = parse_json(json)?;
     let spec = guarded(|| scenario::from_value(&v))?.map_err(invalid)?;
-    ccsim_core::hugepages::enable();
     let opts = SimOptions { output_dir: output_dir.map(std::path::PathBuf::from), per_hop_events, ..Default::default() };
     let mut sim = guarded(|| Simulation::with_options(spec, &opts))?.map_err(pyo3::exceptions::PyOSError::new_err)?;
     let mut pending: Option<PyErr> = None;
@@ -199,7 +198,6 @@ fn bench_run(py: Python<'_>, name: &str, toml: String) -> PyResult<PyObject> {
 }
 
 fn bench_run_with(py: Python<'_>, name: &str, toml: String, steady: bool) -> PyResult<PyObject> {
-    ccsim_core::hugepages::enable();
     let r = py
         .allow_threads(|| guarded(|| ccsim_core::bench::measure_with(name, &toml, "bottleneck", steady)))?
         .map_err(PyRuntimeError::new_err)?;
@@ -226,7 +224,6 @@ fn bench_toml(py: Python<'_>, name: &str, toml: String, steady: bool) -> PyResul
 #[pyfunction]
 #[pyo3(signature = (flows=100_000, slowdown=true))]
 fn bench_web(py: Python<'_>, flows: u64, slowdown: bool) -> PyResult<PyObject> {
-    ccsim_core::hugepages::enable();
     let w = py.allow_threads(|| guarded(|| ccsim_core::bench::measure_web(flows, slowdown)))?.map_err(PyRuntimeError::new_err)?;
     let d = PyDict::new_bound(py);
     d.set_item("name", "web")?;
@@ -275,8 +272,9 @@ const BUILD: &str = match option_env!("CCSIM_BUILD") {
     None => "plain",
 };
 
-/// Whether the engine's memory is advised onto transparent huge pages (on after the first
-/// simulation or benchmark of the process, unless `CCSIM_HUGEPAGES=0` or not Linux).
+/// Whether the engine's memory is advised onto transparent huge pages (on from the first
+/// world of at least 1 000 flows, or with traffic generators, that the process builds;
+/// never with `CCSIM_HUGEPAGES=0` or off Linux).
 #[pyfunction]
 fn huge_pages() -> bool {
     ccsim_core::hugepages::enabled()
@@ -290,6 +288,7 @@ fn _panic_for_test() -> PyResult<()> {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    ccsim_core::hugepages::install();
     m.add("__version__", ccsim_core::VERSION)?;
     m.add("__build__", BUILD)?;
     m.add_function(wrap_pyfunction!(huge_pages, m)?)?;

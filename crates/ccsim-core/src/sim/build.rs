@@ -16,6 +16,8 @@ use crate::scenario::{Spec, TraceTarget};
 impl Simulation {
     /// Builds the world. Every random stream is keyed by the seed and a component's name.
     pub fn with_options(spec: Spec, opts: &SimOptions) -> Result<Self, String> {
+        // Large worlds on huge pages, where the binary installed the allocator for it.
+        crate::hugepages::enable_for_world(spec.flows.len(), !spec.generators.is_empty());
         let seed = spec.seed;
         let params = if opts.skip_params { String::new() } else { spec.params().to_string() };
         let nodes: Vec<Node> = spec.nodes.iter().map(|n| Node { name: n.clone() }).collect();
