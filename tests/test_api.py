@@ -280,17 +280,21 @@ def _thp_mode() -> str:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="transparent huge pages are Linux's")
 def test_huge_pages_advised_for_large_worlds_and_results_unchanged():
-    """The engine's memory is advised onto transparent huge pages once a world of 1 000
-    flows is built (the main heap's mapping carries the `hg` flag), not for a small one;
-    CCSIM_HUGEPAGES=0 turns it off; the results are the same either way."""
+    """By default the engine's memory is advised onto transparent huge pages once a world
+    of 1 000 flows is built (the main heap's mapping carries the `hg` flag), not for a
+    small one; CCSIM_HUGEPAGES=1 advises every world, 0 none; the results are the same
+    every way."""
     out = {}
-    for flag in ("1", "0"):
-        env = dict(os.environ, CCSIM_HUGEPAGES=flag)
+    for flag in ("auto", "1", "0"):
+        env = {k: v for k, v in os.environ.items() if k != "CCSIM_HUGEPAGES"}
+        if flag != "auto":
+            env["CCSIM_HUGEPAGES"] = flag
         r = subprocess.run([sys.executable, "-c", _HUGE_PAGES_PROBE, str(EXAMPLES / "tcp_dumbbell.toml"), _THOUSAND_FLOWS],
                            capture_output=True, text=True, env=env, check=True)
         out[flag] = r.stdout.split()
-    assert out["1"][:2] == ["False", "True"] and out["0"][:3] == ["False", "False", "False"], out
+    assert out["auto"][:2] == ["False", "True"] and out["1"][:2] == ["True", "True"], out
+    assert out["0"][:3] == ["False", "False", "False"], out
     if _thp_mode() in ("always", "madvise"):
         # The advice took (a kernel without transparent huge pages refuses it).
-        assert out["1"][2] == "True", out
-    assert out["1"][3] == out["0"][3]
+        assert out["auto"][2] == "True" and out["1"][2] == "True", out
+    assert out["auto"][3] == out["1"][3] == out["0"][3]

@@ -11,8 +11,8 @@
 //! benchmark example): it is the system allocator, plus — while [`enable`]d — advice on the
 //! memory it hands out: the growing main heap (`brk`), grown in 32 MiB steps so that new
 //! blocks are advised before they are touched, and every chunk of 2 MiB or more. It
-//! changes no result (the simulation never sees addresses); `CCSIM_HUGEPAGES=0` in the
-//! environment turns it off. It is what glibc's own `glibc.malloc.hugetlb=1` tunable does,
+//! changes no result (the simulation never sees addresses). `CCSIM_HUGEPAGES` in the
+//! environment: `0` off, `1` for every world, unset for large ones (below). It is what glibc's own `glibc.malloc.hugetlb=1` tunable does,
 //! which can only be set before a process starts. Elsewhere than Linux it is the system
 //! allocator.
 //!
@@ -94,10 +94,11 @@ pub fn install() {
 }
 
 /// Called by the engine as it builds a world of `flows` flows (`generated`: flows will be
-/// created during the run): enables the advice for a large one, if [`install`]ed.
-/// Returns whether the advice is on.
+/// created during the run): enables the advice for a large one (any, with
+/// `CCSIM_HUGEPAGES=1`), if [`install`]ed. Returns whether the advice is on.
 pub fn enable_for_world(flows: usize, generated: bool) -> bool {
-    if INSTALLED.load(Relaxed) && (flows >= FROM_FLOWS || generated) {
+    let forced = || std::env::var_os("CCSIM_HUGEPAGES").is_some_and(|v| v == "1");
+    if INSTALLED.load(Relaxed) && !enabled() && (flows >= FROM_FLOWS || generated || forced()) {
         enable()
     } else {
         enabled()
@@ -112,16 +113,23 @@ fn advise_new(p: *mut u8, size: usize) {
     if size >= HUGE_PAGE {
         sys::advise(p as usize, size);
     }
-    let top = sys::heap_top();
     let done = ADVISED_TOP.load(Relaxed);
+    if (p as usize).saturating_add(size) <= done {
+        // Inside the heap as already advised: it did not grow for this chunk. (The check
+        // below costs a call; a chunk that made the heap grow reaches past `done`, as do
+        // chunks mapped on their own above the heap, which are rarer.)
+        return;
+    }
+    let top = sys::heap_top();
     if top > done && ADVISED_TOP.compare_exchange(done, top, Relaxed, Relaxed).is_ok() {
         // The heap grew (by glibc's top pad, `TOP_PAD` since `setup`): advise the new
         // part, from the huge page that holds the old end.
         let from = done & !(HUGE_PAGE - 1);
         sys::advise(from, top - from);
     } else if top < done {
-        // glibc gave memory at the top back: when the heap grows again there, the new
-        // stretch is a new mapping, to be advised afresh.
+        // glibc gave memory at the top back (seen at the next chunk past the former top):
+        // the heap's regrowth is a new mapping, advised afresh from here. A regrowth that
+        // stays below the former top is not seen and keeps small pages (speed only).
         let _ = ADVISED_TOP.compare_exchange(done, top, Relaxed, Relaxed);
     }
 }
