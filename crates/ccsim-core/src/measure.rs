@@ -149,17 +149,20 @@ impl DropCounts {
 }
 
 /// Counters of one link direction's queue. Time averages cover `[since, now]`.
+/// Laid out by hand (`repr(C)`, on a cache line): the counters every packet updates in the
+/// first 64 bytes.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct QueueStats {
     pub arrivals: u64,
     pub arrival_bytes: u64,
     pub departures: u64,
     pub departure_bytes: u64,
-    pub drops: DropCounts,
-    pub max_pkts: u64,
-    pub max_bytes: u64,
     /// Nanoseconds spent serializing (utilisation = busy / window).
     pub busy_ns: u64,
+    pub max_pkts: u64,
+    pub max_bytes: u64,
+    pub drops: DropCounts,
     area_pkts: u128,
     area_bytes: u128,
     last: Time,

@@ -81,11 +81,11 @@ pub(crate) struct Offer {
     pub dscp: u8,
 }
 
-/// The state of one lazy FIFO link direction (see the module documentation).
+/// The state of one lazy FIFO link direction (see the module documentation). Laid out by
+/// hand (`repr(C)`): what every offer reads and writes (the ledger, the cursor, the
+/// waiting counts) in the first 64 bytes.
+#[repr(C)]
 pub(crate) struct LazyFifo {
-    limit: Limit,
-    /// The largest packet (bytes) that fits the empty queue: `limit` decided once.
-    alone_max: u32,
     /// Crossings not entirely in the past, in admission (= arrival) order.
     ledger: VecDeque<Crossing>,
     /// Absolute index of `ledger[0]`.
@@ -95,6 +95,9 @@ pub(crate) struct LazyFifo {
     cursor: u64,
     wait_pkts: u64,
     wait_bytes: u64,
+    /// The largest packet (bytes) that fits the empty queue: `limit` decided once.
+    alone_max: u32,
+    limit: Limit,
     /// Peak queue length over crossings that left the ledger (since the last reset).
     max_pkts: u64,
     max_bytes: u64,
