@@ -19,6 +19,7 @@
 //! look-ahead window ([`Network::node_arrive`]).
 
 mod fast;
+mod inbox;
 mod lazy;
 mod link;
 mod router;

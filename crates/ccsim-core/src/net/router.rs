@@ -3,50 +3,17 @@
 //! holds the packets on their way to it in one of two ways, chosen per router as the run
 //! goes ([`InboxPolicy`]).
 
+use super::inbox::Inbox;
 use super::link::LinkDir;
 use super::Network;
 use crate::engine::{Event, Scheduler};
 use crate::measure::FlowTable;
 use crate::packet::{PacketPool, PktId};
 use crate::units::Time;
-use std::collections::BinaryHeap;
 
 /// A packet on its way to a batch router, as the router orders them: (arrival time, start
 /// of serialization on its last link, event sequence number, packet, that link).
 pub(super) type Inbound = (Time, Time, u64, PktId, u32);
-
-/// An [`Inbound`] in the inbox: a max-heap, so the order is reversed, on (arrival, start,
-/// sequence number) only (the sequence number is unique).
-#[derive(Clone, Copy)]
-struct Entry(Inbound);
-
-impl Entry {
-    #[inline(always)]
-    fn key(&self) -> (Time, Time, u64) {
-        (self.0 .0, self.0 .1, self.0 .2)
-    }
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.key() == o.key()
-    }
-}
-
-impl Eq for Entry {}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-impl Ord for Entry {
-    #[inline(always)]
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        o.key().cmp(&self.key())
-    }
-}
 
 /// A packet taken from a line by the scan: an [`Inbound`] without its link.
 pub(super) type Scanned = (Time, Time, u64, PktId);
@@ -58,19 +25,20 @@ pub(super) type Scanned = (Time, Time, u64, PktId);
 ///   keeps a list of the lines that hold packets, scans it at each event and sorts what
 ///   arrives. Cheap while the router's lines are few or busy (each visited line yields
 ///   packets and stays in the cache).
-/// - The *inbox*: one heap of every packet on its way, so taking a packet touches no
-///   link. Wins when lines are many and each carries a packet only now and then (a
-///   visited line is then a cache miss): on S3's dumbbell at 1 Gb/s, 700 / 1 000 /
-///   10 000 links −6 / −15 / −42 % wall time against the scan, but −14.5 % *for the scan*
-///   on S4 (1 000 links at 100 Gb/s, about a packet per line per window).
+/// - The *inbox*: every packet on its way in one calendar of look-ahead windows
+///   ([`Inbox`]), so taking a packet touches no link. Wins when lines are many (a visited
+///   line is then a cache miss), however busy: with the calendar (ninth session), S4's
+///   routers (1 000 links at 100 Gb/s, about a packet per line per window) −13.5 % wall
+///   time against the scan, 300 such links +2 %, 100 +10 %, S3's 200 links at 1 Gb/s
+///   +1 %, S1's 10 links +14 %. (With the heap the inbox was before, S3's dumbbell at
+///   1 Gb/s gained 6 / 15 / 42 % at 700 / 1 000 / 10 000 links and S4 lost 14.5 %.)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum InboxPolicy {
-    /// Chosen per router from its own traffic (the default): it starts with the scan
-    /// below [`INBOX_START_LINES`] incoming links, with the inbox from there; every
-    /// [`REVIEW_WINDOWS`] events it takes the inbox if it has at least
-    /// [`INBOX_MIN_LINES`] incoming links and at least [`INBOX_LINES_PER_PACKET`] of them
-    /// per packet taken per event, and goes back to the scan below
-    /// [`SCAN_LINES_PER_PACKET`] (hysteresis).
+    /// Chosen per router (the default): a router with at least [`INBOX_START_LINES`]
+    /// incoming links keeps the inbox; one with fewer starts with the scan and every
+    /// [`REVIEW_WINDOWS`] events takes the inbox if it has at least [`INBOX_MIN_LINES`]
+    /// incoming links and at least [`INBOX_LINES_PER_PACKET`] of them per packet taken
+    /// per event, and goes back to the scan below [`SCAN_LINES_PER_PACKET`] (hysteresis).
     #[default]
     Adaptive,
     /// The inbox for routers with at least this many incoming links, else the scan, for
@@ -83,16 +51,16 @@ pub enum InboxPolicy {
 
 /// See [`InboxPolicy::Adaptive`]: events between reviews of a router's choice.
 pub const REVIEW_WINDOWS: u32 = 256;
-/// See [`InboxPolicy::Adaptive`]. Measured on S3's dumbbell at 1 Gb/s (about 83 packets
-/// per 1 ms window): 300 links (3.6 per packet) +5 % for the inbox, 500 (6) −1 %,
-/// 700 (8.4) −6 %, 1 000 (12) −15 %; S4 (1.2 per packet) +14.5 %.
+/// See [`InboxPolicy::Adaptive`]. Measured with the inbox's earlier heap on S3's dumbbell
+/// at 1 Gb/s (about 83 packets per 1 ms window): 300 links (3.6 per packet) +5 % for the
+/// inbox, 500 (6) −1 %, 700 (8.4) −6 %, 1 000 (12) −15 %; S4 (1.2 per packet) +14.5 %.
 pub const INBOX_LINES_PER_PACKET: u64 = 6;
 /// See [`InboxPolicy::Adaptive`].
 pub const SCAN_LINES_PER_PACKET: u64 = 4;
 /// See [`InboxPolicy::Adaptive`].
 pub const INBOX_MIN_LINES: usize = 64;
-/// See [`InboxPolicy::Adaptive`]: routers with this many incoming links start with the
-/// inbox (before any traffic is seen; the earlier fixed rule).
+/// See [`InboxPolicy::Adaptive`]: routers with this many incoming links always use the
+/// inbox (measured with the calendar: the scan of 1 000 busy lines costs S4 13.5 %).
 pub const INBOX_START_LINES: usize = 512;
 
 /// One batch router.
@@ -108,8 +76,10 @@ pub(super) struct BatchRouter {
     pub(super) use_inbox: bool,
     /// With the scan: the incoming links whose lines hold packets.
     active: Vec<u32>,
-    /// With the inbox: every packet on its way, by (arrival, start, sequence number).
-    inbox: BinaryHeap<Entry>,
+    /// With the inbox: every packet on its way.
+    inbox: Inbox,
+    /// What the inbox gave at the last event (kept for its capacity).
+    got: Vec<Inbound>,
     /// Events and packets taken since the last review (adaptive policy).
     windows: u32,
     taken: u64,
@@ -131,7 +101,8 @@ impl BatchRouter {
             next: Time::MAX,
             use_inbox,
             active: Vec::new(),
-            inbox: BinaryHeap::new(),
+            inbox: Inbox::new(lookahead),
+            got: Vec::new(),
             windows: 0,
             taken: 0,
             switches: 0,
@@ -142,7 +113,7 @@ impl BatchRouter {
     #[inline]
     pub(super) fn push(&mut self, link: &mut LinkDir, p: Inbound) {
         if self.use_inbox {
-            self.inbox.push(Entry(p));
+            self.inbox.push(p);
         } else {
             let (arr, start, seq, id, ld) = p;
             if link.in_flight.is_empty() {
@@ -162,41 +133,42 @@ impl BatchRouter {
         }
         let mut next = Time::MAX;
         sorted.clear();
-        // Lines in the order they filled (kept by `retain`): the packets come out nearly
-        // in arrival order, which the sort below finds cheap.
-        self.active.retain(|&ld| {
-            let l = &mut links[ld as usize];
-            while let Some(&(at, seq, id, start)) = l.in_flight.front() {
-                if at >= horizon {
-                    next = next.min(at);
-                    break;
+        {
+            // Lines in the order they filled (kept by `retain`): the packets come out
+            // nearly in arrival order, which the sort below finds cheap.
+            self.active.retain(|&ld| {
+                let l = &mut links[ld as usize];
+                while let Some(&(at, seq, id, start)) = l.in_flight.front() {
+                    if at >= horizon {
+                        next = next.min(at);
+                        break;
+                    }
+                    sorted.push((at, start, seq, id));
+                    l.in_flight.pop_front();
                 }
-                sorted.push((at, start, seq, id));
-                l.in_flight.pop_front();
-            }
-            // The line's ledger pruned while it is in the cache (leaving it to the next
-            // offer was slower: docs/benchmarks.md).
-            if let Some(lz) = l.lazy.as_mut() {
-                lz.prune(now);
-            }
-            !l.in_flight.is_empty()
-        });
+                // The line's ledger pruned while it is in the cache (leaving it to the
+                // next offer was slower: docs/benchmarks.md).
+                if let Some(lz) = l.lazy.as_mut() {
+                    lz.prune(now);
+                }
+                !l.in_flight.is_empty()
+            });
+        }
         sorted.sort_unstable_by_key(|&(at, start, seq, _)| (at, start, seq));
         batch.extend(sorted.iter().map(|&(at, _, _, id)| (at, id)));
         next
     }
 
-    /// [`BatchRouter::take`] from the inbox.
-    #[inline]
+    /// [`BatchRouter::take`] from the inbox (out of line: the scan's code stays as it was
+    /// without it, S1 +0.9 % instructions inlined).
+    #[inline(never)]
     fn take_inbox(&mut self, horizon: Time, batch: &mut Vec<(Time, PktId)>) -> Time {
-        while let Some(&Entry((at, _, _, id, _))) = self.inbox.peek() {
-            if at >= horizon {
-                return at;
-            }
-            self.inbox.pop();
-            batch.push((at, id));
-        }
-        Time::MAX
+        let got = &mut self.got;
+        got.clear();
+        let next = self.inbox.take(horizon, got);
+        got.sort_unstable_by_key(|&(at, start, seq, _, _)| (at, start, seq));
+        batch.extend(got.iter().map(|&(at, _, _, id, _)| (at, id)));
+        next
     }
 
     /// Adaptive policy: counts an event that took `n` packets and, every
@@ -211,6 +183,8 @@ impl BatchRouter {
         let lines = self.ins.len() as u64 * self.windows as u64;
         let inbox = if policy == InboxPolicy::Alternate {
             !self.use_inbox
+        } else if self.ins.len() >= INBOX_START_LINES {
+            true
         } else if self.use_inbox {
             lines >= SCAN_LINES_PER_PACKET * self.taken
         } else {
@@ -226,21 +200,22 @@ impl BatchRouter {
     /// in the inbox's order, so the order in which they will be taken does not change.
     pub(super) fn switch(&mut self, links: &mut [LinkDir]) {
         if self.use_inbox {
-            // Sorted rather than popped: the heap's `pop` then has one caller, the
-            // router's loop, where it is inlined.
-            let mut all = std::mem::take(&mut self.inbox).into_vec();
-            all.sort_unstable_by_key(|e| e.key());
-            for Entry((at, start, seq, id, ld)) in all {
+            let mut all = std::mem::take(&mut self.got);
+            all.clear();
+            self.inbox.drain_all(&mut all);
+            all.sort_unstable_by_key(|&(at, start, seq, _, _)| (at, start, seq));
+            for &(at, start, seq, id, ld) in &all {
                 let l = &mut links[ld as usize];
                 if l.in_flight.is_empty() {
                     self.active.push(ld);
                 }
                 l.in_flight.push_back((at, seq, id, start));
             }
+            self.got = all;
         } else {
             for ld in self.active.drain(..) {
                 for (at, seq, id, start) in links[ld as usize].in_flight.drain(..) {
-                    self.inbox.push(Entry((at, start, seq, id, ld)));
+                    self.inbox.push((at, start, seq, id, ld));
                 }
             }
         }

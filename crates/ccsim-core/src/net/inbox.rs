@@ -1,0 +1,234 @@
+//! A batch router's inbox: every packet on its way to the router, in buckets of one
+//! look-ahead window by arrival time (a calendar), so that a packet costs a push onto the
+//! end of its bucket and a share of one sort of the window it arrives in.
+//!
+//! A heap of the packets gave the same order with a walk of log₂(n) entries per packet
+//! taken; with thousands of packets on their way and everything else a router's packets
+//! touch in between, that walk was a chain of cache misses (the largest single source of
+//! last-level misses at 10 000 flows: docs/benchmarks.md). The buckets are read and
+//! written in order, a cache line per two packets.
+
+use super::router::Inbound;
+use crate::units::Time;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// Buckets kept ahead of the earliest one; packets arriving later wait in `far` (a heap)
+/// until the calendar reaches them, so that a far arrival on a slow link does not make the
+/// calendar long.
+const BUCKETS: usize = 1024;
+
+/// An [`Inbound`] ordered by (arrival, start, sequence number), reversed for
+/// [`BinaryHeap`] (a max-heap): the earliest first. The sequence number is unique.
+#[derive(Clone, Copy)]
+struct Far(Inbound);
+
+impl Far {
+    #[inline]
+    fn key(&self) -> (Time, Time, u64) {
+        (self.0 .0, self.0 .1, self.0 .2)
+    }
+}
+
+impl PartialEq for Far {
+    fn eq(&self, o: &Self) -> bool {
+        self.key() == o.key()
+    }
+}
+
+impl Eq for Far {}
+
+impl PartialOrd for Far {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Far {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        o.key().cmp(&self.key())
+    }
+}
+
+/// Packets on their way to one batch router (see the module documentation).
+pub(super) struct Inbox {
+    /// Bucket width: the router's look-ahead (at least 1 ns).
+    width: Time,
+    /// Number (arrival / `width`) of `near[0]`.
+    first: u64,
+    /// Buckets `first`, `first + 1`, ...: packets in the order they were pushed.
+    near: VecDeque<Vec<Inbound>>,
+    /// Packets of buckets from `first + BUCKETS` on (and only those).
+    far: BinaryHeap<Far>,
+    /// Emptied buckets, kept with their capacity.
+    spare: Vec<Vec<Inbound>>,
+    len: usize,
+}
+
+impl Inbox {
+    pub(super) fn new(width: Time) -> Self {
+        Inbox { width: width.max(1), first: 0, near: VecDeque::new(), far: BinaryHeap::new(), spare: Vec::new(), len: 0 }
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(super) fn push(&mut self, p: Inbound) {
+        let b = p.0 / self.width;
+        if b < self.first {
+            // Earlier than every bucket kept (not expected: a packet on its way arrives
+            // at least one look-ahead after the latest batch began; kept exact anyway).
+            for _ in b..self.first {
+                let v = self.spare.pop().unwrap_or_default();
+                self.near.push_front(v);
+            }
+            self.first = b;
+        }
+        self.len += 1;
+        let i = (b - self.first) as usize;
+        if i >= BUCKETS {
+            self.far.push(Far(p));
+            return;
+        }
+        while self.near.len() <= i {
+            let v = self.spare.pop().unwrap_or_default();
+            self.near.push_back(v);
+        }
+        self.near[i].push(p);
+    }
+
+    /// Moves every packet arriving before `horizon` into `out` (unordered); returns the
+    /// earliest arrival left (`Time::MAX`: none).
+    #[inline]
+    pub(super) fn take(&mut self, horizon: Time, out: &mut Vec<Inbound>) -> Time {
+        let before = out.len();
+        // The bucket holding `horizon - 1`: every earlier bucket is taken whole.
+        let last = horizon.saturating_sub(1) / self.width;
+        while let Some(&Far(p)) = self.far.peek() {
+            if p.0 >= horizon {
+                break;
+            }
+            self.far.pop();
+            out.push(p);
+        }
+        while self.first < last {
+            let Some(mut v) = self.near.pop_front() else { break };
+            out.append(&mut v);
+            self.spare.push(v);
+            self.first += 1;
+        }
+        if self.first < last {
+            self.first = last; // the calendar was empty up to here
+        }
+        if self.first == last {
+            if let Some(v) = self.near.front_mut() {
+                let mut i = 0;
+                while i < v.len() {
+                    if v[i].0 < horizon {
+                        out.push(v.swap_remove(i));
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+        }
+        self.len -= out.len() - before;
+        // Buckets now within reach of the calendar leave the heap.
+        while let Some(&Far(p)) = self.far.peek() {
+            let b = p.0 / self.width;
+            if b >= self.first + BUCKETS as u64 {
+                break;
+            }
+            self.far.pop();
+            let i = (b - self.first) as usize;
+            while self.near.len() <= i {
+                let v = self.spare.pop().unwrap_or_default();
+                self.near.push_back(v);
+            }
+            self.near[i].push(p);
+        }
+        self.earliest()
+    }
+
+    /// The earliest arrival held (`Time::MAX`: none).
+    fn earliest(&self) -> Time {
+        let near = self.near.iter().find(|v| !v.is_empty()).map_or(Time::MAX, |v| v.iter().map(|p| p.0).min().unwrap_or(Time::MAX));
+        let far = self.far.peek().map_or(Time::MAX, |f| f.0 .0);
+        near.min(far)
+    }
+
+    /// Every packet held, in no particular order (the inbox is left empty).
+    pub(super) fn drain_all(&mut self, out: &mut Vec<Inbound>) {
+        for v in self.near.iter_mut() {
+            out.append(v);
+        }
+        out.extend(self.far.drain().map(|f| f.0));
+        self.len = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pushes and takes in any order give what a heap of every packet gives: the packets
+    /// before each horizon, and the earliest left.
+    fn check(width: Time, ops: &[(bool, Time)]) {
+        let mut inbox = Inbox::new(width);
+        let mut all: Vec<Inbound> = Vec::new();
+        let (mut seq, mut clock) = (0u64, 0);
+        for &(take, dt) in ops {
+            if take {
+                let horizon = clock + dt;
+                let mut got = Vec::new();
+                let next = inbox.take(horizon, &mut got);
+                got.sort_unstable_by_key(|p| (p.0, p.1, p.2));
+                let mut want: Vec<Inbound> = all.iter().copied().filter(|p| p.0 < horizon).collect();
+                all.retain(|p| p.0 >= horizon);
+                want.sort_unstable_by_key(|p| (p.0, p.1, p.2));
+                assert_eq!(got, want);
+                assert_eq!(next, all.iter().map(|p| p.0).min().unwrap_or(Time::MAX));
+                assert_eq!(inbox.len(), all.len());
+                clock = horizon;
+            } else {
+                // Arrivals at or after the clock, near or far (over the calendar's reach).
+                let p = (clock + dt, clock, seq, seq as u32, 0);
+                seq += 1;
+                inbox.push(p);
+                all.push(p);
+            }
+        }
+        let mut rest = Vec::new();
+        inbox.drain_all(&mut rest);
+        rest.sort_unstable_by_key(|p| (p.0, p.1, p.2));
+        all.sort_unstable_by_key(|p| (p.0, p.1, p.2));
+        assert_eq!(rest, all);
+    }
+
+    #[test]
+    fn an_arrival_before_the_calendar_is_still_taken_in_time() {
+        let mut inbox = Inbox::new(10);
+        let mut out = Vec::new();
+        inbox.push((250, 0, 0, 0, 0));
+        assert_eq!(inbox.take(100, &mut out), 250);
+        inbox.push((50, 0, 1, 1, 0));
+        assert_eq!(inbox.take(60, &mut out), 250);
+        assert_eq!(out, vec![(50, 0, 1, 1, 0)]);
+    }
+
+    #[test]
+    fn far_arrivals_wait_outside_the_calendar() {
+        // Width 10: an arrival 10 000 ahead is 1 000 buckets out.
+        check(10, &[(false, 5), (false, 10_000), (false, 15), (true, 10), (true, 9_990), (true, 100), (false, 3), (true, 4)]);
+    }
+
+    proptest! {
+        #[test]
+        fn the_inbox_gives_what_a_heap_gives(width in 1u64..50, ops in proptest::collection::vec((any::<bool>(), 0u64..4_000), 0..300)) {
+            check(width, &ops);
+        }
+    }
+}
