@@ -49,6 +49,10 @@ pub enum InboxPolicy {
     Alternate,
 }
 
+/// How many packets ahead of the one it forwards a router's batch asks for packets to be
+/// brought into the cache ([`PacketPool::prefetch`](crate::packet::PacketPool::prefetch)).
+const PREFETCH_AHEAD: usize = 6;
+
 /// See [`InboxPolicy::Adaptive`]: events between reviews of a router's choice.
 pub const REVIEW_WINDOWS: u32 = 256;
 /// See [`InboxPolicy::Adaptive`]. Measured with the inbox's earlier heap on S3's dumbbell
@@ -247,7 +251,11 @@ impl Network {
         if !matches!(self.inbox_policy, InboxPolicy::FromLines(_)) {
             r.review(batch.len(), &mut self.links, self.inbox_policy);
         }
-        for &(at, id) in &batch {
+        for i in 0..batch.len() {
+            if let Some(&(_, ahead)) = batch.get(i + PREFETCH_AHEAD) {
+                pool.prefetch(ahead);
+            }
+            let (at, id) = batch[i];
             let out = self.route(node, pool.get(id).dst);
             self.enqueue_lazy(out, at, id, sched, pool, flows);
         }

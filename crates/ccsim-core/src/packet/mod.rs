@@ -180,6 +180,28 @@ impl PacketPool {
         &self.slots[id as usize]
     }
 
+    /// Asks the processor to bring packet `id` into the cache ahead of its use (a hint:
+    /// no effect on anything but time). Loops over a batch of packets known in advance
+    /// call it a few packets ahead: at 10 000 flows a packet written when it was sent is
+    /// out of the cache by the time a router or a host reads it.
+    #[inline(always)]
+    pub fn prefetch(&self, id: PktId) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(p) = self.slots.get(id as usize) {
+            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let a = p as *const Packet as *const i8;
+            // SAFETY: a prefetch only hints the cache; it never faults, whatever the
+            // address, and reads nothing into the program. Both addresses lie within the
+            // packet (112 bytes: two or three cache lines).
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(a);
+                _mm_prefetch::<_MM_HINT_T0>(a.add(std::mem::size_of::<Packet>() - 1));
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = id;
+    }
+
     #[inline]
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
         &mut self.slots[id as usize]

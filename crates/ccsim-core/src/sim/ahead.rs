@@ -6,6 +6,10 @@ use crate::net::EarlyPacket;
 use crate::scenario::TraceTarget;
 use crate::units::Time;
 
+/// How many packets ahead of the one it hands over the loop asks for packets to be brought
+/// into the cache ([`crate::packet::PacketPool::prefetch`]).
+const PREFETCH_AHEAD: usize = 6;
+
 impl Simulation {
     /// Recomputes [`Simulation::horizon`] and the network's read horizon (after a
     /// reader ran): the next instants at which flow state and queue statistics are read.
@@ -61,6 +65,9 @@ impl Simulation {
             batch.clear();
             std::mem::swap(&mut batch, &mut self.core.net.early);
             for i in 0..batch.len() {
+                if let Some(&(_, _, _, ahead, _)) = batch.get(i + PREFETCH_AHEAD) {
+                    self.core.pool.prefetch(ahead);
+                }
                 if let Some(r) = self.take_one(batch[i], max_events, should_stop) {
                     // Still to hand over: the rest of this batch, then what it decided.
                     let mut rest = batch.split_off(i + 1);
