@@ -46,6 +46,7 @@ pub mod loss;
 pub mod measure;
 pub mod net;
 pub mod packet;
+pub mod prefetch;
 pub mod queue;
 pub mod rng;
 pub mod scenario;

@@ -68,6 +68,9 @@ pub struct Network {
     router_of: Vec<u32>,
     inbox_policy: InboxPolicy,
     batch_buf: Vec<(Time, PktId)>,
+    /// Batch routers ask for their window's packets to be brought into the cache ahead
+    /// of use ([`crate::prefetch::Level`]).
+    prefetch: bool,
     scan_buf: Vec<router::Scanned>,
     /// Nodes whose agent may take packets ahead of the clock (set by the simulation).
     early_node: Vec<bool>,
@@ -105,6 +108,7 @@ impl Network {
             router_of: vec![NO_ROUTE; n],
             inbox_policy: InboxPolicy::Adaptive,
             batch_buf: Vec::new(),
+            prefetch: false,
             scan_buf: Vec::new(),
             early_node: vec![false; n],
             early: Vec::new(),

@@ -252,8 +252,10 @@ impl Network {
             r.review(batch.len(), &mut self.links, self.inbox_policy);
         }
         for i in 0..batch.len() {
-            if let Some(&(_, ahead)) = batch.get(i + PREFETCH_AHEAD) {
-                pool.prefetch(ahead);
+            if self.prefetch {
+                if let Some(&(_, ahead)) = batch.get(i + PREFETCH_AHEAD) {
+                    pool.prefetch(ahead);
+                }
             }
             let (at, id) = batch[i];
             let out = self.route(node, pool.get(id).dst);
@@ -265,6 +267,12 @@ impl Network {
             r.next = next;
             sched.at(next, Event::NodeArrive { node });
         }
+    }
+
+    /// Whether batch routers ask for their window's packets ahead of use (set before
+    /// the run; a hint, results do not depend on it).
+    pub fn set_prefetch(&mut self, on: bool) {
+        self.prefetch = on;
     }
 
     /// How batch routers hold the packets on their way to them (default

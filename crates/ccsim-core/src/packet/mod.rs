@@ -186,20 +186,9 @@ impl PacketPool {
     /// out of the cache by the time a router or a host reads it.
     #[inline(always)]
     pub fn prefetch(&self, id: PktId) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(p) = self.slots.get(id as usize) {
-            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let a = p as *const Packet as *const i8;
-            // SAFETY: a prefetch only hints the cache; it never faults, whatever the
-            // address, and reads nothing into the program. Both addresses lie within the
-            // packet (112 bytes: two or three cache lines).
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(a);
-                _mm_prefetch::<_MM_HINT_T0>(a.add(std::mem::size_of::<Packet>() - 1));
-            }
+            crate::prefetch::lines(p, 2);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = id;
     }
 
     #[inline]

@@ -3,6 +3,7 @@
 
 use super::{Simulation, StopReason};
 use crate::net::EarlyPacket;
+use crate::prefetch::Level;
 use crate::scenario::TraceTarget;
 use crate::units::Time;
 
@@ -65,8 +66,8 @@ impl Simulation {
             batch.clear();
             std::mem::swap(&mut batch, &mut self.core.net.early);
             for i in 0..batch.len() {
-                if let Some(&(_, _, _, ahead, _)) = batch.get(i + PREFETCH_AHEAD) {
-                    self.core.pool.prefetch(ahead);
+                if self.prefetch != Level::None {
+                    self.prefetch_ahead(&batch, i);
                 }
                 if let Some(r) = self.take_one(batch[i], max_events, should_stop) {
                     // Still to hand over: the rest of this batch, then what it decided.
@@ -81,6 +82,48 @@ impl Simulation {
         batch.clear();
         self.early_batch = batch;
         stop
+    }
+
+    /// Hints for the packets `batch[i]` is followed by ([`Level`]).
+    #[inline(always)]
+    fn prefetch_ahead(&self, batch: &[crate::net::EarlyPacket], i: usize) {
+        if let Some(&(_, _, _, ahead, _)) = batch.get(i + PREFETCH_AHEAD) {
+            self.core.pool.prefetch(ahead);
+        }
+        if self.prefetch == Level::Flows {
+            if let Some(&(_, _, ld, ahead, _)) = batch.get(i + PREFETCH_AHEAD / 2) {
+                self.prefetch_flow(ld, ahead);
+            }
+            if let Some(&(_, _, _, ahead, _)) = batch.get(i + 1) {
+                self.prefetch_agent(ahead);
+            }
+        }
+    }
+
+    /// Hints for a packet to be handed over a few packets from now (its packet already
+    /// asked for): the link it arrives on, its flow's slot and statistics.
+    #[inline(always)]
+    fn prefetch_flow(&self, ld: u32, id: crate::packet::PktId) {
+        use crate::prefetch::lines;
+        if let Some(l) = self.core.net.links.get(ld as usize) {
+            lines(l, 2);
+        }
+        let flow = self.core.pool.get(id).flow as usize;
+        if let (Some(slot), Some(st)) = (self.flows.get(flow), self.core.flows.get(flow)) {
+            lines(slot, 3);
+            lines(st, 3);
+        }
+    }
+
+    /// Hints for the next packet to be handed over (its flow's slot already asked for):
+    /// the agent that takes it.
+    #[inline(always)]
+    fn prefetch_agent(&self, id: crate::packet::PktId) {
+        let p = self.core.pool.get(id);
+        if let Some(slot) = self.flows.get(p.flow as usize) {
+            let agent = if p.src != slot.src { &slot.sender } else { &slot.receiver.agent };
+            crate::prefetch::lines(agent.as_ref(), 6);
+        }
     }
 
     /// One packet of [`Network::early`](crate::net::Network::early): handed over (after

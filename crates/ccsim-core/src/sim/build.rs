@@ -18,6 +18,7 @@ impl Simulation {
     pub fn with_options(spec: Spec, opts: &SimOptions) -> Result<Self, String> {
         // Large worlds on huge pages, where the binary installed the allocator for it.
         crate::hugepages::enable_for_world(spec.flows.len(), !spec.generators.is_empty());
+        let prefetch = crate::prefetch::Level::for_world(spec.flows.len(), !spec.generators.is_empty());
         let seed = spec.seed;
         let params = if opts.skip_params { String::new() } else { spec.params().to_string() };
         let nodes: Vec<Node> = spec.nodes.iter().map(|n| Node { name: n.clone() }).collect();
@@ -79,6 +80,7 @@ impl Simulation {
             let traced: Vec<u32> =
                 spec.traces.iter().filter_map(|t| if let TraceTarget::Queue(ld) = t.target { Some(ld) } else { None }).collect();
             net.set_inbox_policy(opts.inbox_policy);
+            net.set_prefetch(prefetch != crate::prefetch::Level::None);
             net.enable_fast_paths(&ends, &traced, &elem_node);
         }
         let mut sched = Scheduler::new();
@@ -237,6 +239,7 @@ impl Simulation {
             queue_kinds,
             node_agent,
             early_batch: Vec::new(),
+            prefetch,
             horizon: 0,
             warmup_pending: spec.warmup > 0,
             taken_ahead: 0,

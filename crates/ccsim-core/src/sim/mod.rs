@@ -130,6 +130,8 @@ pub struct Simulation {
     /// The batch of [`Network::early`](crate::net::Network::early) being handed over (its
     /// buffer kept between events).
     early_batch: Vec<crate::net::EarlyPacket>,
+    /// What the hand-overs ask to be brought into the cache ahead of use.
+    prefetch: crate::prefetch::Level,
     /// Packets may be taken ahead of the clock only if they arrive before this instant:
     /// the next reader of flow state (a flow trace's sample, the end of warm-up, the end
     /// of the run).

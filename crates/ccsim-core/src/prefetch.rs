@@ -1,0 +1,89 @@
+//! Cache prefetch hints for loops over batches known in advance (a router's window, the
+//! hand-overs to hosts ahead of the clock): at thousands of flows what a packet's next step
+//! reads (the packet, its flow's slot and agent, a link direction) was written long before
+//! and is out of the cache. A hint changes nothing but time, and it costs instructions: a
+//! world asks for what its size pays for ([`Level::for_world`]).
+
+/// What the batch loops ask to be brought into the cache ahead of use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// Nothing: everything stays in the cache (S1, 10 flows: +1 % instructions for the
+    /// packets' hints, +5 % with the flows' too; S2, one flow: +5 % wall for the packets').
+    None,
+    /// The packets a router's window and the hand-overs will read (S3, 200 flows, −7 %).
+    Packets,
+    /// Also the arriving link, the flow's slot, statistics and agent of each hand-over
+    /// (10 000 flows: a further −5 %; S3 +5 %).
+    Flows,
+}
+
+/// Worlds with at least this many flows get [`Level::Packets`].
+pub const PACKETS_FROM_FLOWS: usize = 100;
+/// Worlds with at least this many flows, or with traffic generators, get [`Level::Flows`].
+pub const FLOWS_FROM_FLOWS: usize = 1000;
+
+impl Level {
+    /// The level for a world of `flows` flows (and traffic generators, if `generated`).
+    pub fn for_world(flows: usize, generated: bool) -> Level {
+        if flows >= FLOWS_FROM_FLOWS || generated {
+            Level::Flows
+        } else if flows >= PACKETS_FROM_FLOWS {
+            Level::Packets
+        } else {
+            Level::None
+        }
+    }
+}
+
+/// Asks for the first `max_lines` cache lines of `*r` (at most its size) to be brought into
+/// the cache.
+#[inline(always)]
+pub fn lines<T: ?Sized>(r: &T, max_lines: usize) {
+    let size = std::mem::size_of_val(r);
+    let a = r as *const T as *const u8;
+    let end = size.min(max_lines * 64);
+    let mut off = 0;
+    while off < end {
+        hint(a.wrapping_add(off));
+        off += 64;
+    }
+    if size > 0 && end == size {
+        // The last line, when the object does not start on a line boundary.
+        hint(a.wrapping_add(size - 1));
+    }
+}
+
+/// One address's line.
+#[inline(always)]
+fn hint(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch only hints the cache: it never faults, whatever the address, and
+    // reads nothing into the program.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Level;
+
+    #[test]
+    fn the_level_follows_the_world() {
+        assert_eq!(Level::for_world(10, false), Level::None);
+        assert_eq!(Level::for_world(200, false), Level::Packets);
+        assert_eq!(Level::for_world(10_000, false), Level::Flows);
+        assert_eq!(Level::for_world(2, true), Level::Flows);
+    }
+
+    #[test]
+    fn hints_change_nothing() {
+        let v = vec![7u8; 1000];
+        super::lines(&v[..], 4);
+        super::lines(&v[3], 1);
+        super::lines(&v[..0], 2);
+        assert!(v.iter().all(|&b| b == 7));
+    }
+}
