@@ -68,9 +68,8 @@ pub struct Network {
     router_of: Vec<u32>,
     inbox_policy: InboxPolicy,
     batch_buf: Vec<(Time, PktId)>,
-    /// Batch routers ask for their window's packets to be brought into the cache ahead
-    /// of use ([`crate::prefetch::Level`]).
-    prefetch: bool,
+    /// What batch routers ask to be brought into the cache ahead of use.
+    prefetch: crate::prefetch::Level,
     scan_buf: Vec<router::Scanned>,
     /// Nodes whose agent may take packets ahead of the clock (set by the simulation).
     early_node: Vec<bool>,
@@ -108,7 +107,7 @@ impl Network {
             router_of: vec![NO_ROUTE; n],
             inbox_policy: InboxPolicy::Adaptive,
             batch_buf: Vec::new(),
-            prefetch: false,
+            prefetch: crate::prefetch::Level::None,
             scan_buf: Vec::new(),
             early_node: vec![false; n],
             early: Vec::new(),

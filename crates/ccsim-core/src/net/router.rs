@@ -9,6 +9,7 @@ use super::Network;
 use crate::engine::{Event, Scheduler};
 use crate::measure::FlowTable;
 use crate::packet::{PacketPool, PktId};
+use crate::prefetch::Level;
 use crate::units::Time;
 
 /// A packet on its way to a batch router, as the router orders them: (arrival time, start
@@ -252,9 +253,15 @@ impl Network {
             r.review(batch.len(), &mut self.links, self.inbox_policy);
         }
         for i in 0..batch.len() {
-            if self.prefetch {
+            if self.prefetch != Level::None {
                 if let Some(&(_, ahead)) = batch.get(i + PREFETCH_AHEAD) {
                     pool.prefetch(ahead);
+                }
+                if self.prefetch == Level::Flows {
+                    // Where the packet will likely be cut through to.
+                    if let Some(&(_, ahead)) = batch.get(i + PREFETCH_AHEAD / 2) {
+                        self.prefetch_last_hop(pool.get(ahead).dst);
+                    }
                 }
             }
             let (at, id) = batch[i];
@@ -269,10 +276,10 @@ impl Network {
         }
     }
 
-    /// Whether batch routers ask for their window's packets ahead of use (set before
-    /// the run; a hint, results do not depend on it).
-    pub fn set_prefetch(&mut self, on: bool) {
-        self.prefetch = on;
+    /// What batch routers ask to be brought into the cache ahead of use (set before the
+    /// run; hints, results do not depend on them).
+    pub fn set_prefetch(&mut self, level: Level) {
+        self.prefetch = level;
     }
 
     /// How batch routers hold the packets on their way to them (default

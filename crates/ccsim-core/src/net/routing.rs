@@ -132,6 +132,13 @@ impl Routes {
         self.table[(self.row[node as usize] + col) as usize]
     }
 
+    /// The link direction into `dst` from the node it hangs off, if `dst` is a leaf (a
+    /// host), else [`NO_ROUTE`].
+    #[inline]
+    pub fn last_hop(&self, dst: u32) -> u32 {
+        self.dst.get(dst as usize).map_or(NO_ROUTE, |d| d[1])
+    }
+
     /// Nodes.
     pub fn nodes(&self) -> usize {
         self.n
@@ -222,6 +229,25 @@ impl Network {
             return self.groups[dst as usize - n].next[node as usize];
         }
         self.routes.next(node, dst)
+    }
+
+    /// Hint: the link direction into host `dst` (where a packet for it will be cut
+    /// through to), brought into the cache.
+    #[inline(always)]
+    pub fn prefetch_last_hop(&self, dst: u32) {
+        if let Some(l) = self.links.get(self.routes.last_hop(dst) as usize) {
+            crate::prefetch::lines(l, 5);
+        }
+    }
+
+    /// Hint: the only link direction out of `node`, if it has one (a host's), brought
+    /// into the cache.
+    #[inline(always)]
+    pub fn prefetch_out_of(&self, node: u32) {
+        let out = self.routes.sole.get(node as usize).copied().unwrap_or(NO_ROUTE);
+        if let Some(l) = self.links.get(out as usize) {
+            crate::prefetch::lines(l, 5);
+        }
     }
 
     /// Adds a multicast group (its tree, see [`MulticastTree::new`]) and returns its

@@ -94,8 +94,13 @@ impl Simulation {
             if let Some(&(_, _, ld, ahead, _)) = batch.get(i + PREFETCH_AHEAD / 2) {
                 self.prefetch_flow(ld, ahead);
             }
-            if let Some(&(_, _, _, ahead, _)) = batch.get(i + 1) {
+            if let Some(&(_, _, ld, ahead, _)) = batch.get(i + 1) {
                 self.prefetch_agent(ahead);
+                // The host's way out, for what its agent sends in reply.
+                let net = &self.core.net;
+                if let Some(l) = net.links.get(ld as usize) {
+                    net.prefetch_out_of(l.to);
+                }
             }
         }
     }

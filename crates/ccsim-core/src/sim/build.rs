@@ -80,7 +80,7 @@ impl Simulation {
             let traced: Vec<u32> =
                 spec.traces.iter().filter_map(|t| if let TraceTarget::Queue(ld) = t.target { Some(ld) } else { None }).collect();
             net.set_inbox_policy(opts.inbox_policy);
-            net.set_prefetch(prefetch != crate::prefetch::Level::None);
+            net.set_prefetch(prefetch);
             net.enable_fast_paths(&ends, &traced, &elem_node);
         }
         let mut sched = Scheduler::new();
