@@ -211,6 +211,13 @@ impl Scheduler {
         }
     }
 
+    /// The event that will run next, if any (for prefetch hints: the run does not depend
+    /// on it).
+    #[inline]
+    pub fn peek_event(&self) -> Option<&Event> {
+        self.heap.v.first().map(|e| &e.event)
+    }
+
     /// The sequence number the next scheduled event will get.
     #[inline]
     pub fn peek_seq(&self) -> u64 {
