@@ -138,27 +138,25 @@ impl BatchRouter {
         }
         let mut next = Time::MAX;
         sorted.clear();
-        {
-            // Lines in the order they filled (kept by `retain`): the packets come out
-            // nearly in arrival order, which the sort below finds cheap.
-            self.active.retain(|&ld| {
-                let l = &mut links[ld as usize];
-                while let Some(&(at, seq, id, start)) = l.in_flight.front() {
-                    if at >= horizon {
-                        next = next.min(at);
-                        break;
-                    }
-                    sorted.push((at, start, seq, id));
-                    l.in_flight.pop_front();
+        // Lines in the order they filled (kept by `retain`): the packets come out nearly
+        // in arrival order, which the sort below finds cheap.
+        self.active.retain(|&ld| {
+            let l = &mut links[ld as usize];
+            while let Some(&(at, seq, id, start)) = l.in_flight.front() {
+                if at >= horizon {
+                    next = next.min(at);
+                    break;
                 }
-                // The line's ledger pruned while it is in the cache (leaving it to the
-                // next offer was slower: docs/benchmarks.md).
-                if let Some(lz) = l.lazy.as_mut() {
-                    lz.prune(now);
-                }
-                !l.in_flight.is_empty()
-            });
-        }
+                sorted.push((at, start, seq, id));
+                l.in_flight.pop_front();
+            }
+            // The line's ledger pruned while it is in the cache (leaving it to the next
+            // offer was slower: docs/benchmarks.md).
+            if let Some(lz) = l.lazy.as_mut() {
+                lz.prune(now);
+            }
+            !l.in_flight.is_empty()
+        });
         sorted.sort_unstable_by_key(|&(at, start, seq, _)| (at, start, seq));
         batch.extend(sorted.iter().map(|&(at, _, _, id)| (at, id)));
         next
