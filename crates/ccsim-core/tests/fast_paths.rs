@@ -469,3 +469,31 @@ dst = "b"
     assert_eq!(sim.run(None), ccsim_core::sim::StopReason::EndTime);
     assert!(sim.network().early.capacity() < 10_000, "{}", sim.network().early.capacity());
 }
+
+/// Prefetch hints change nothing but time: a 1 000-flow dumbbell (the inbox at both
+/// routers, hosts ahead of the clock, timeouts) run with every hint and with none gives the
+/// same tables, bit for bit; the default for that size is every hint.
+#[test]
+fn prefetch_hints_change_no_result() {
+    use ccsim_core::prefetch::Level;
+    let toml =
+        ccsim_core::bench::tcp_scenario("S3").unwrap().replace("senders = 200", "senders = 1000").replace("count = 200", "count = 1000");
+    assert_eq!(Level::for_world(1000, false), Level::Flows);
+    let run_with = |prefetch| {
+        let mut spec = from_toml(&toml).unwrap();
+        spec.duration = ccsim_core::units::secs(2.0);
+        Simulation::with_options(spec, &SimOptions { prefetch, ..Default::default() }).unwrap().run_to_results(None)
+    };
+    let none = run_with(Some(Level::None));
+    assert!(none.events > 100_000, "{} events", none.events);
+    for level in [Some(Level::Packets), Some(Level::Flows), None] {
+        let other = run_with(level);
+        assert_eq!(other.events, none.events, "{level:?}");
+        for (t1, t2) in [(&other.flows, &none.flows), (&other.queues, &none.queues)] {
+            for (col, v) in &t1.columns {
+                assert_eq!(format!("{v:?}"), format!("{:?}", t2.column(col).unwrap()), "{level:?} {col}");
+            }
+        }
+        assert_eq!(other.drops, none.drops, "{level:?}");
+    }
+}

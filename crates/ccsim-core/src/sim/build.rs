@@ -18,7 +18,7 @@ impl Simulation {
     pub fn with_options(spec: Spec, opts: &SimOptions) -> Result<Self, String> {
         // Large worlds on huge pages, where the binary installed the allocator for it.
         crate::hugepages::enable_for_world(spec.flows.len(), !spec.generators.is_empty());
-        let prefetch = crate::prefetch::Level::for_world(spec.flows.len(), !spec.generators.is_empty());
+        let prefetch = opts.prefetch.unwrap_or_else(|| crate::prefetch::Level::for_world(spec.flows.len(), !spec.generators.is_empty()));
         let seed = spec.seed;
         let params = if opts.skip_params { String::new() } else { spec.params().to_string() };
         let nodes: Vec<Node> = spec.nodes.iter().map(|n| Node { name: n.clone() }).collect();

@@ -113,6 +113,10 @@ pub struct SimOptions {
     /// router as the run goes). Every policy gives the same results; for tests and
     /// benchmarks.
     pub inbox_policy: crate::net::InboxPolicy,
+    /// What the batch loops ask to be brought into the cache ahead of use (default: by
+    /// the world's size, [`crate::prefetch::Level::for_world`]). Hints: every level gives
+    /// the same results; for tests and benchmarks.
+    pub prefetch: Option<crate::prefetch::Level>,
 }
 
 pub struct Simulation {
