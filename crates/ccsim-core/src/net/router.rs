@@ -27,7 +27,7 @@ pub(super) type Scanned = (Time, Time, u64, PktId);
 ///   arrives. Cheap while the router's lines are few or busy (each visited line yields
 ///   packets and stays in the cache).
 /// - The *inbox*: every packet on its way in one calendar of look-ahead windows
-///   ([`Inbox`]), so taking a packet touches no link. Wins when lines are many (a visited
+///   (`net/inbox.rs`), so taking a packet touches no link. Wins when lines are many (a visited
 ///   line is then a cache miss), however busy: with the calendar (ninth session), S4's
 ///   routers (1 000 links at 100 Gb/s, about a packet per line per window) −13.5 % wall
 ///   time against the scan, 300 such links +2 %, 100 +10 %, S3's 200 links at 1 Gb/s
