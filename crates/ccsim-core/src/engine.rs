@@ -73,8 +73,13 @@ impl QuadHeap {
     }
 
     #[inline]
+    fn peek(&self) -> Option<&Entry> {
+        self.v.first()
+    }
+
+    #[inline]
     fn peek_key(&self) -> Option<u128> {
-        self.v.first().map(|e| e.key)
+        self.peek().map(|e| e.key)
     }
 
     #[inline]
@@ -215,7 +220,7 @@ impl Scheduler {
     /// on it).
     #[inline]
     pub fn peek_event(&self) -> Option<&Event> {
-        self.heap.v.first().map(|e| &e.event)
+        self.heap.peek().map(|e| &e.event)
     }
 
     /// The sequence number the next scheduled event will get.

@@ -78,8 +78,10 @@ mod tests {
         assert_eq!(Level::for_world(2, true), Level::Flows);
     }
 
+    /// Any size, empty and straddling objects included: the last-line hint must not
+    /// underflow (an empty slice would, without its guard: a panic here).
     #[test]
-    fn hints_change_nothing() {
+    fn hints_take_objects_of_any_size() {
         let v = vec![7u8; 1000];
         super::lines(&v[..], 4);
         super::lines(&v[3], 1);

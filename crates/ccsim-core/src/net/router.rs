@@ -27,12 +27,14 @@ pub(super) type Scanned = (Time, Time, u64, PktId);
 ///   arrives. Cheap while the router's lines are few or busy (each visited line yields
 ///   packets and stays in the cache).
 /// - The *inbox*: every packet on its way in one calendar of look-ahead windows
-///   (`net/inbox.rs`), so taking a packet touches no link. Wins when lines are many (a visited
-///   line is then a cache miss), however busy: with the calendar (ninth session), S4's
-///   routers (1 000 links at 100 Gb/s, about a packet per line per window) −13.5 % wall
-///   time against the scan, 300 such links +2 %, 100 +10 %, S3's 200 links at 1 Gb/s
-///   +1 %, S1's 10 links +14 %. (With the heap the inbox was before, S3's dumbbell at
-///   1 Gb/s gained 6 / 15 / 42 % at 700 / 1 000 / 10 000 links and S4 lost 14.5 %.)
+///   (`net/inbox.rs`), so taking a packet touches no link. Wins when lines are many (a
+///   visited line is then a cache miss), however busy. With the calendar (ninth session;
+///   inbox against scan, alternating, medians of 7–15, one call each): S4's routers (1 000
+///   links at 100 Gb/s, about a packet per line per window) −13.5 % wall time (L2 misses
+///   −25 %, cachegrind; a later call in a slow period +6 %), 300 such links +2 %, 100
+///   +10 %, S3's 200 links at 1 Gb/s +1 %, S1's 10 links +14 %. (With the heap the inbox
+///   was before, S3's dumbbell at 1 Gb/s gained 6 / 15 / 42 % at 700 / 1 000 / 10 000
+///   links and S4 lost 14.5 %.)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum InboxPolicy {
     /// Chosen per router (the default): a router with at least [`INBOX_START_LINES`]
