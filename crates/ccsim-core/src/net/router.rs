@@ -26,7 +26,7 @@ pub(super) type Scanned = (Time, Time, u64, PktId);
 ///   keeps a list of the lines that hold packets, scans it at each event and sorts what
 ///   arrives. Cheap while the router's lines are few or busy (each visited line yields
 ///   packets and stays in the cache).
-/// - The *inbox*: every packet on its way in one calendar of look-ahead windows
+/// - The *inbox*: every packet on its way in one calendar of small buckets
 ///   (`net/inbox.rs`), so taking a packet touches no link. Wins when lines are many (a
 ///   visited line is then a cache miss), however busy. With the calendar (ninth session;
 ///   inbox against scan, alternating, medians of 7–15, one call each): S4's routers (1 000
