@@ -28,13 +28,14 @@ pub(super) type Scanned = (Time, Time, u64, PktId);
 ///   packets and stays in the cache).
 /// - The *inbox*: every packet on its way in one calendar of small buckets
 ///   (`net/inbox.rs`), so taking a packet touches no link. Wins when lines are many (a
-///   visited line is then a cache miss), however busy. With the calendar (ninth session;
-///   inbox against scan, alternating, medians of 7–15, one call each): S4's routers (1 000
-///   links at 100 Gb/s, about a packet per line per window) −13.5 % wall time (L2 misses
-///   −25 %, cachegrind; a later call in a slow period +6 %), 300 such links +2 %, 100
-///   +10 %, S3's 200 links at 1 Gb/s +1 %, S1's 10 links +14 %. (With the heap the inbox
-///   was before, S3's dumbbell at 1 Gb/s gained 6 / 15 / 42 % at 700 / 1 000 / 10 000
-///   links and S4 lost 14.5 %.)
+///   visited line is then a cache miss), however busy. With the calendar of whole windows
+///   (ninth session; inbox against scan, alternating, medians of 7–15, one call each):
+///   S4's routers (1 000 links at 100 Gb/s, about a packet per line per window) −13.5 %
+///   wall time (L2 misses −25 %, cachegrind), 300 such links +2 %, 100 +10 %, S3's 200
+///   links at 1 Gb/s +1 %, S1's 10 links +14 %. With small buckets (tenth session) the
+///   inbox wins from about 128 links ([`INBOX_START_LINES`]). (With the heap the inbox was
+///   before, S3's dumbbell at 1 Gb/s gained 6 / 15 / 42 % at 700 / 1 000 / 10 000 links
+///   and S4 lost 14.5 %.)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum InboxPolicy {
     /// Chosen per router (the default): a router with at least [`INBOX_START_LINES`]
@@ -67,8 +68,11 @@ pub const SCAN_LINES_PER_PACKET: u64 = 4;
 /// See [`InboxPolicy::Adaptive`].
 pub const INBOX_MIN_LINES: usize = 64;
 /// See [`InboxPolicy::Adaptive`]: routers with this many incoming links always use the
-/// inbox (measured with the calendar: the scan of 1 000 busy lines costs S4 13.5 %).
-pub const INBOX_START_LINES: usize = 512;
+/// inbox. Measured with the calendar's small buckets (tenth session; inbox against scan,
+/// alternating, medians of 7–15): on S3's dumbbell at 1 Gb/s 30 links +1.4 %, 64 and
+/// 100 −0.7 %, 128 −3.2 %, 200 −5.5 % (S3 itself −5.9 %); at S4's rates 128 links −3.9 %,
+/// 300 −9.3 %; 200 links at 100 Mb/s (8 packets per window) +1.5 %; S1's 10 links +17 %.
+pub const INBOX_START_LINES: usize = 128;
 
 /// One batch router.
 pub(super) struct BatchRouter {
