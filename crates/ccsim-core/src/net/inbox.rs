@@ -91,8 +91,23 @@ impl Inbox {
         self.len
     }
 
-    #[inline]
+    /// Adds a packet on its way: onto the end of its bucket when the calendar has it.
+    #[inline(always)]
     pub(super) fn push(&mut self, p: Inbound) {
+        // Before the calendar, the subtraction wraps to far beyond it.
+        let i = (p.0 >> self.shift).wrapping_sub(self.first);
+        if i < self.near.len() as u64 {
+            self.len += 1;
+            self.near[i as usize].push(p);
+            return;
+        }
+        self.push_slow(p);
+    }
+
+    /// [`Inbox::push`] to a bucket not yet in the calendar, beyond its reach or before it
+    /// (out of line: the common case stays a few instructions).
+    #[inline(never)]
+    fn push_slow(&mut self, p: Inbound) {
         let b = p.0 >> self.shift;
         if b < self.first {
             // Earlier than every bucket kept (not expected: a packet on its way arrives
