@@ -155,6 +155,13 @@ def test_benchworker_scale_runs_s3_with_n_flows():
     spec.loader.exec_module(htsim_runner)
     from ccsim import _core
 
+    # A machine that runs both simulators at either of two speeds: the medians' ratio
+    # follows how the runs fell; each round's ratio and the best runs' do not.
+    c, h = [6.0, 6.0, 4.0, 4.0, 4.0], [6.0, 6.0, 6.0, 4.0, 4.0]
+    r = htsim_runner.ratios([x * 1.1 for x in c], h)
+    assert r["ratio"] == pytest.approx(1.1 * 4.0 / 6.0)
+    assert r["ratio_paired"] == pytest.approx(1.1)
+    assert r["ratio_best"] == pytest.approx(1.1)
     for name, args in htsim_runner.HTSIM_ARGS.items():
         toml = _core.bench_scenario(name)
         flows, mbps, delay, queue, secs = args[:5]

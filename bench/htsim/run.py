@@ -17,7 +17,8 @@ with like against ccsim's profile-guided wheel (docs/build.md); `--htsim-pgo` ma
 
 `compare` runs ccsim's benchmark scenarios S1-S3 (`python -m ccsim._benchworker`, the full
 model) and htsim's equivalent dumbbell alternately, `--reps` times each, and prints the
-medians of bottleneck packets per wall second and their ratio. htsim runs its default
+medians of bottleneck packets per wall second and their ratio, the median of each round's
+ratio and the ratio of the best runs (`ratios`: robust where the machine's speed jumps). htsim runs its default
 (simpler) model: no access queues, no reverse queues; `--access` adds an access queue at
 10× the bottleneck rate in htsim too. S2 runs htsim with `--ssthresh 8500` (a full-rate
 flow; without it htsim's single flow stays far below the link).
@@ -137,19 +138,35 @@ def run_ccsim(args: list[str], env: dict | None = None) -> dict:
 PAGES = {"small": ({"CCSIM_HUGEPAGES": "0"}, None), "huge": ({"CCSIM_HUGEPAGES": "1"}, "glibc.malloc.hugetlb=1")}
 
 
+def ratios(c: list[float], h: list[float]) -> dict:
+    """ccsim / htsim from rates measured in rounds (`c[i]` and `h[i]` back to back): the
+    ratio of the medians; the median of each round's ratio (both runs of a round see the
+    machine in the same state, which matters on a machine whose speed jumps between
+    states: a shared host was seen running both simulators at either ~4 or ~6 M pkts/s, and
+    the ratio of the medians then depends on how many runs of each fell in which state);
+    and the ratio of the best runs (each simulator undisturbed)."""
+    return {"ratio": statistics.median(c) / statistics.median(h),
+            "ratio_paired": statistics.median(a / b for a, b in zip(c, h)),
+            "ratio_best": max(c) / max(h)}
+
+
 def compare(scenarios: list[str], reps: int, access: bool) -> list[dict]:
     rows = []
     for s in scenarios:
         hargs = HTSIM_ARGS[s] + (["--access-mbps", ACCESS_MBPS[s]] if access else [])
         c, h = [], []
-        for _ in range(reps):  # alternate: one of each per round
-            c.append(run_ccsim([s])["bottleneck_pkts_per_s"])
-            h.append(run_htsim(hargs)["bottleneck_pkts_per_s"])
+        for k in range(reps):  # alternate: one of each per round, who goes first alternating too
+            for sim in ("ccsim", "htsim") if k % 2 == 0 else ("htsim", "ccsim"):
+                if sim == "ccsim":
+                    c.append(run_ccsim([s])["bottleneck_pkts_per_s"])
+                else:
+                    h.append(run_htsim(hargs)["bottleneck_pkts_per_s"])
         cm, hm = statistics.median(c), statistics.median(h)
-        rows.append({"scenario": s, "ccsim_mpps": cm / 1e6, "htsim_mpps": hm / 1e6, "ratio": cm / hm, "reps": reps,
+        r = ratios(c, h)
+        rows.append({"scenario": s, "ccsim_mpps": cm / 1e6, "htsim_mpps": hm / 1e6, **r, "reps": reps,
                      "ccsim_all": c, "htsim_all": h, "htsim_access": access})
-        print(f"{s}: ccsim {cm / 1e6:.2f} M pkts/s, htsim {hm / 1e6:.2f} M pkts/s, ccsim/htsim {cm / hm:.2f} (median of {reps})",
-              flush=True)
+        print(f"{s}: ccsim {cm / 1e6:.2f} M pkts/s, htsim {hm / 1e6:.2f} M pkts/s, ccsim/htsim {r['ratio']:.2f} (medians of {reps}); "
+              f"per round {r['ratio_paired']:.2f} (median), best runs {r['ratio_best']:.2f}", flush=True)
     return rows
 
 
