@@ -105,7 +105,7 @@ pub struct Ctx<'a> {
     pub(crate) core: &'a mut Core,
 }
 
-/// [`Ctx::rx`] of an agent without per-receiver statistics.
+/// `Ctx::rx` of an agent without per-receiver statistics.
 pub const NO_RX: u32 = u32::MAX;
 
 impl<'a> Ctx<'a> {

@@ -29,7 +29,7 @@
 //! Modules by domain: [`engine`] (scheduler), [`net`] (nodes, links, routing),
 //! [`queue`] (disciplines), [`loss`] (loss models), [`app`] (traffic sources),
 //! [`agent`] (the endpoint trait), [`measure`] (statistics, series, tables),
-//! [`scenario`] (schema and validator), [`sim`] (the run), [`bench`] (benchmarks).
+//! [`scenario`] (schema and validator), [`sim`] (the run), [`mod@bench`] (benchmarks).
 
 pub mod agent;
 pub mod app;

@@ -1,7 +1,7 @@
 //! ATM: 53-byte cells, AAL5 segmentation and reassembly, and the buffer policies of a cell
 //! switch's output ports (PROTOCOLS.md §8, §11.16).
 //!
-//! A cell is a packet of kind [`Kind::Cell`](crate::packet::Kind::Cell), 53 bytes on the
+//! A cell is a packet of kind [`crate::packet::Kind::Cell`], 53 bytes on the
 //! wire, with the flow, addresses and class of its frame. Its `aux` word ([`CellInfo`])
 //! names its frame — the original packet, which stays in the packet pool until the last of
 //! its cells is freed — its index in the frame and the frame's number of cells (the last

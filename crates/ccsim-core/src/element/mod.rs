@@ -21,7 +21,7 @@
 //!
 //! Each kind is one file with a typed configuration ([`ElementConfig`], also its factory)
 //! and one line in the scenario's element-kind registry
-//! ([`crate::scenario::elements::ELEMENT_KINDS`]; it lives there so that kinds in other
+//! (`ELEMENT_KINDS` in `scenario/elements.rs`; it lives there so that kinds in other
 //! domain folders, such as `diffserv`'s markers, import this module and not the reverse).
 
 pub mod bucket;
@@ -51,7 +51,7 @@ pub struct Pkt {
     pub(crate) from: u32,
 }
 
-/// [`Pkt::from`] of a packet that did not arrive over a link.
+/// `Pkt::from` of a packet that did not arrive over a link.
 pub const LOCAL: u32 = u32::MAX;
 
 impl Pkt {

@@ -10,7 +10,7 @@ use crate::packet::PktId;
 use crate::units::Time;
 
 impl Network {
-    /// Turns on the event-free paths (see [`lazy`]): every direction with a plain FIFO
+    /// Turns on the event-free paths (see `net/lazy.rs`): every direction with a plain FIFO
     /// queue becomes lazy, unless it is captured to pcap, logs its drops or packets, or has its loss
     /// model's state traced (`traced`: directions with a queue trace); then cut-through is
     /// enabled where a lazy direction is the only feeder of the next one. `endpoints` are
@@ -74,7 +74,7 @@ impl Network {
         }
     }
 
-    /// See [`Network::read_horizon`].
+    /// See `Network::read_horizon` (private): no queue statistics are read before `t`.
     pub fn set_read_horizon(&mut self, t: Time) {
         self.read_horizon = t;
     }

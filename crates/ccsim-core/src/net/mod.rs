@@ -9,7 +9,7 @@
 //! transmitter. An idle hop costs one event, a busy one two.
 //!
 //! Faster, with the same model: a link direction whose queue is a plain FIFO deciding on
-//! arrival (DropTail) runs without any event of its own ([`lazy`]): the packet's whole
+//! arrival (DropTail) runs without any event of its own (`net/lazy.rs`): the packet's whole
 //! crossing is computed when it is offered, and only its arrival at the far node is an
 //! event. And where that far node is a router whose next link is fed by this link alone
 //! (a dumbbell's receiver-side access links, say), the packet is offered to the next link

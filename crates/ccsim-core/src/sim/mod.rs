@@ -1,5 +1,5 @@
-//! A simulation: the world built from a validated [`Spec`] ([`build`]), its event loop
-//! (here), hosts ahead of the clock ([`ahead`]) and its results ([`results`]).
+//! A simulation: the world built from a validated [`Spec`] (`sim/build.rs`), its event loop
+//! (here), hosts ahead of the clock (`sim/ahead.rs`) and its results (`sim/results.rs`).
 
 mod ahead;
 mod build;

@@ -44,7 +44,7 @@ pub struct Results {
     /// Packets handed to their destination's agent ahead of the clock instead of by an
     /// event (counted in `events` too; see [`crate::agent::Agent::next_wakeup`]).
     pub taken_ahead: u64,
-    /// Every component's resolved parameters (JSON, see [`Spec::params`]).
+    /// Every component's resolved parameters (JSON, see [`crate::scenario::Spec::params`]).
     pub params: String,
     pub flows: Table,
     pub queues: Table,
