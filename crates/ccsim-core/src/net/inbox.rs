@@ -40,7 +40,7 @@ impl Far {
 
 /// The order in which a router takes its packets (unique: the sequence number is).
 #[inline]
-fn key(p: &Inbound) -> (Time, Time, u64) {
+pub(super) fn key(p: &Inbound) -> (Time, Time, u64) {
     (p.0, p.1, p.2)
 }
 
@@ -72,7 +72,10 @@ pub(super) struct Inbox {
     first: u64,
     /// Buckets `first`, `first + 1`, ...: packets in the order they were pushed.
     near: VecDeque<Vec<Inbound>>,
-    /// Packets of buckets from `first + BUCKETS` on (and only those).
+    /// Packets of buckets from `first + BUCKETS` on (and only those), all after every
+    /// bucket of `near`: a push goes here only beyond both, a calendar moved back (an
+    /// arrival before it) moves them further out, and a take moves those within reach into
+    /// `near` in order. So buckets, then this heap, give the packets in order.
     far: BinaryHeap<Far>,
     /// Emptied buckets, kept with their capacity.
     spare: Vec<Vec<Inbound>>,
@@ -131,9 +134,9 @@ impl Inbox {
         self.near[i].push(p);
     }
 
-    /// Moves every packet arriving before `horizon` into `out`, in order as a rule (each
-    /// bucket sorted, then any from the heap; the caller still sorts, which costs a pass
-    /// when the order holds); returns the earliest arrival left (`Time::MAX`: none).
+    /// Moves every packet arriving before `horizon` onto the end of `out`, in the order a
+    /// router takes them (buckets are consecutive spans of time, each sorted as it is
+    /// taken); returns the earliest arrival left (`Time::MAX`: none).
     #[inline]
     pub(super) fn take(&mut self, horizon: Time, out: &mut Vec<Inbound>) -> Time {
         let before = out.len();
@@ -156,8 +159,7 @@ impl Inbox {
                 out.extend(v.drain(..n));
             }
         }
-        // Packets beyond the calendar's reach when they were pushed: later than every
-        // bucket's (unless an arrival before the calendar moved it back).
+        // Packets beyond the calendar's reach: later than every bucket's (see `far`).
         while let Some(&Far(p)) = self.far.peek() {
             if p.0 >= horizon {
                 break;
@@ -165,6 +167,7 @@ impl Inbox {
             self.far.pop();
             out.push(p);
         }
+        debug_assert!(out[before..].is_sorted_by_key(key));
         self.len -= out.len() - before;
         // Buckets now within reach of the calendar leave the heap.
         while let Some(&Far(p)) = self.far.peek() {
@@ -206,7 +209,7 @@ mod tests {
     use proptest::prelude::*;
 
     /// Pushes and takes in any order give what a heap of every packet gives: the packets
-    /// before each horizon, and the earliest left; in order when none came from the heap.
+    /// before each horizon, in order, and the earliest left.
     fn check(window: Time, ops: &[(bool, Time)]) {
         let mut inbox = Inbox::new(window);
         let mut all: Vec<Inbound> = Vec::new();
@@ -215,15 +218,11 @@ mod tests {
             if take {
                 let horizon = clock + dt;
                 let mut got = Vec::new();
-                let from_heap = inbox.far.peek().is_some_and(|f| f.0 .0 < horizon);
                 let next = inbox.take(horizon, &mut got);
-                if !from_heap {
-                    assert!(got.is_sorted_by_key(key), "{got:?}");
-                }
-                got.sort_unstable_by_key(|p| (p.0, p.1, p.2));
+                assert!(got.is_sorted_by_key(key), "{got:?}");
                 let mut want: Vec<Inbound> = all.iter().copied().filter(|p| p.0 < horizon).collect();
                 all.retain(|p| p.0 >= horizon);
-                want.sort_unstable_by_key(|p| (p.0, p.1, p.2));
+                want.sort_unstable_by_key(key);
                 assert_eq!(got, want);
                 assert_eq!(next, all.iter().map(|p| p.0).min().unwrap_or(Time::MAX));
                 assert_eq!(inbox.len(), all.len());
@@ -238,8 +237,8 @@ mod tests {
         }
         let mut rest = Vec::new();
         inbox.drain_all(&mut rest);
-        rest.sort_unstable_by_key(|p| (p.0, p.1, p.2));
-        all.sort_unstable_by_key(|p| (p.0, p.1, p.2));
+        rest.sort_unstable_by_key(key);
+        all.sort_unstable_by_key(key);
         assert_eq!(rest, all);
     }
 
@@ -252,6 +251,21 @@ mod tests {
         inbox.push((50, 0, 1, 1, 0));
         assert_eq!(inbox.take(60, &mut out), 250);
         assert_eq!(out, vec![(50, 0, 1, 1, 0)]);
+    }
+
+    #[test]
+    fn buckets_then_the_heap_are_in_order_after_the_calendar_moved_back() {
+        // Window 10: buckets of 1 ns, the calendar's reach 16 384 ns.
+        let mut inbox = Inbox::new(10);
+        let mut out = Vec::new();
+        assert_eq!(inbox.take(1_000, &mut out), Time::MAX); // the calendar starts at 999
+        inbox.push((17_000, 0, 0, 0, 0)); // within reach: a bucket
+        inbox.push((50, 0, 1, 1, 0)); // before the calendar: it moves back to 50
+        inbox.push((16_500, 0, 2, 2, 0)); // beyond reach now, but a bucket the calendar has
+        inbox.push((17_500, 0, 3, 3, 0)); // beyond every bucket: the heap
+        assert_eq!(inbox.far.len(), 1);
+        assert_eq!(inbox.take(30_000, &mut out), Time::MAX);
+        assert_eq!(out.iter().map(|p| p.0).collect::<Vec<_>>(), vec![50, 16_500, 17_000, 17_500]);
     }
 
     #[test]

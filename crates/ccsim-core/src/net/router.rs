@@ -174,8 +174,7 @@ impl BatchRouter {
     fn take_inbox(&mut self, horizon: Time, batch: &mut Vec<(Time, PktId)>) -> Time {
         let got = &mut self.got;
         got.clear();
-        let next = self.inbox.take(horizon, got);
-        got.sort_unstable_by_key(|&(at, start, seq, _, _)| (at, start, seq));
+        let next = self.inbox.take(horizon, got); // in order
         batch.extend(got.iter().map(|&(at, _, _, id, _)| (at, id)));
         next
     }
@@ -212,7 +211,7 @@ impl BatchRouter {
             let mut all = std::mem::take(&mut self.got);
             all.clear();
             self.inbox.drain_all(&mut all);
-            all.sort_unstable_by_key(|&(at, start, seq, _, _)| (at, start, seq));
+            all.sort_unstable_by_key(super::inbox::key);
             for &(at, start, seq, id, ld) in &all {
                 let l = &mut links[ld as usize];
                 if l.in_flight.is_empty() {
