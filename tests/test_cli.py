@@ -358,6 +358,77 @@ def test_htsim_runner_hugepages_flag(tmp_path, monkeypatch, capsys):
     assert "ccsim/htsim 2.00" in capsys.readouterr().out
 
 
+def test_htsim_runner_instructions(tmp_path, monkeypatch, capsys):
+    """`run.py instructions`: each simulator counted under callgrind for the full and the
+    short duration of each scenario; the marginal instructions per bottleneck packet (the
+    difference of the counts over the difference of the packets). A stand-in callgrind."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    spec = importlib.util.spec_from_file_location("htsim_runner4", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    # callgrind's summary line, as it prints it.
+    assert runner.instructions_of("==12== Events    : Ir\n==12== Collected : 1214424835\n\n==12== I   refs:      1,214,424,835\n") \
+        == 1_214_424_835
+    with pytest.raises(ValueError):
+        runner.instructions_of("no summary")
+    with pytest.raises(ValueError, match="no more"):
+        runner.marginal((10, {"bottleneck_pkts": 5, "events": 1}), (8, {"bottleneck_pkts": 5, "events": 1}))
+    fake = tmp_path / "htsim"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(runner, "htsim_binary", fake)
+    monkeypatch.setattr(runner, "BINARY", fake)
+    monkeypatch.setattr(runner.shutil, "which", lambda name: "/usr/bin/" + name)
+    seen = []
+
+    def fake_count(cmd, env=None):
+        # ccsim: 3 M instructions of start-up, 2 000 per packet, 1 000 packets a second;
+        # htsim: 1 000 of start-up, 1 500 per packet.
+        seen.append(cmd)
+        if cmd[0] == sys.executable:
+            secs = float(cmd[cmd.index("--seconds") + 1])
+            pkts = 1000 * secs
+            return 3_000_000 + 2000 * pkts, {"bottleneck_pkts": pkts, "events": 2.2 * pkts}
+        secs = float(cmd[5])
+        pkts = 1000 * secs
+        return 1000 + 1500 * pkts, {"bottleneck_pkts": pkts, "events": 3 * pkts}
+
+    monkeypatch.setattr(runner, "callgrind_count", fake_count)
+    out = tmp_path / "i.json"
+    assert runner.main(["instructions", "--scenario", "S1", "--json", str(out)]) == 0
+    assert [c[-1] for c in seen if c[0] == sys.executable] == ["60", "6"]
+    assert [c[5] for c in seen if c[0] != sys.executable] == ["60", "6"]
+    row = json.loads(out.read_text())[0]
+    assert row["ccsim_instr_per_pkt"] == pytest.approx(2000) and row["htsim_instr_per_pkt"] == pytest.approx(1500)
+    assert row["ccsim_events_per_pkt"] == pytest.approx(2.2) and row["htsim_over_ccsim"] == pytest.approx(0.75)
+    assert "S1: ccsim 2000 instructions per bottleneck packet" in capsys.readouterr().out
+    assert runner.main(["instructions", "--short", "1.5"]) == 2
+    # The scaling curve in instructions: ccsim's worker runs once per count (`--once`).
+    seen.clear()
+
+    def fake_scale(cmd, env=None):
+        if cmd[0] == sys.executable:
+            assert cmd[-1] == "--once" and cmd[3] == "scale"
+            n, secs = int(cmd[4]), float(cmd[5])
+            return 10**6 + (2000 + n) * 100 * secs, {"bottleneck_pkts": 100 * secs, "events": 200 * secs}
+        n, secs = int(cmd[1]), float(cmd[5])
+        return 500 + (1500 + 2 * n) * 100 * secs, {"bottleneck_pkts": 100 * secs, "events": 300 * secs}
+
+    monkeypatch.setattr(runner, "callgrind_count", fake_scale)
+    assert runner.main(["scaling", "--instructions", "--flows", "10", "1000", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    assert [round(r["ccsim_instr_per_pkt"]) for r in rows] == [2010, 3000]
+    assert [round(r["htsim_instr_per_pkt"]) for r in rows] == [1520, 3500]
+    assert rows[1]["ccsim_vs_first"] == pytest.approx(3000 / 2010)
+    # The worker's --seconds: one run of the scenario for that long (no steady-state rerun).
+    r = subprocess.run([sys.executable, "-m", "ccsim._benchworker", "S1", "--seconds", "0.5"], capture_output=True, text=True, check=True)
+    r = json.loads(r.stdout.strip().splitlines()[-1])
+    assert r["sim_s"] == 0.5 and r["bottleneck_pkts"] > 0 and r["goodput_steady_bps"] != r["goodput_steady_bps"]  # NaN
+
+
 def test_htsim_runner_scaling_both_pages(tmp_path, monkeypatch):
     """`run.py scaling --pages both`: ccsim with CCSIM_HUGEPAGES 0 and 1, htsim without and
     with glibc's tunable, alternating; the main columns are the huge-page runs."""

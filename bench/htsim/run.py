@@ -4,6 +4,8 @@
     python bench/htsim/run.py compare [--reps 5] [--scenario S1 S2 S3] [--access] [--htsim-pgo] [--json OUT]
     python bench/htsim/run.py scaling [--flows 10 100 1000 10000] [--seconds 10] [--reps 3] [--json OUT]
     python bench/htsim/run.py scaling --per-flow-mbps 1 [--packets 1e6] [--flows ...]
+    python bench/htsim/run.py instructions [--scenario S1 S2 S3] [--short 0.1] [--json OUT]
+    python bench/htsim/run.py scaling --instructions [--flows ...] [--short 0.1]
 
 `build` extracts htsim's `sim/` directory at the measured commit from its public
 repository (github.com/Broadcom/csg-htsim; a local git directory also works), builds
@@ -30,7 +32,18 @@ each flow's share shrinks as flows grow, until TCP lives on retransmission timeo
 the state. `--per-flow-mbps R` keeps each flow's regime instead (the bottleneck at R times
 the flows, its queue 10 packets per flow, runs of about `--packets` bottleneck packets).
 
-Needs g++, make, git and tar; ccsim installed in the running Python.
+`instructions` counts the instructions each simulator executes per bottleneck packet
+(valgrind's callgrind: the same count on any run of the same build, whatever the machine's
+speed or load), S1-S3 as `compare` runs them. Each simulator runs every scenario twice, for
+its full duration T and for `--short` times T; the difference of the counts over the
+difference of the bottleneck packets is the marginal cost of a packet, without start-up,
+set-up and results (and the interpreter, for ccsim). Slow: valgrind runs each about 50
+times slower than natively. `scaling --instructions` counts the scaling curve's runs the
+same way: how much of the growth in cost per packet is work (instructions) and how much
+is waiting for memory.
+
+Needs g++, make, git and tar; ccsim installed in the running Python; valgrind for
+`instructions`.
 """
 
 from __future__ import annotations
@@ -171,24 +184,22 @@ def compare(scenarios: list[str], reps: int, access: bool) -> list[dict]:
 
 
 def scaling(flows: list[int], seconds: float, reps: int, per_flow_mbps: float | None = None,
-            packets: float = 1e6, pages_both: bool = False) -> list[dict]:
+            packets: float = 1e6, pages_both: bool = False, short: float | None = None) -> list[dict]:
     """Cost per bottleneck packet as flows grow. By default the issue's experiment: S3's
     dumbbell (1 Gb/s, 10 ms, queue 1 000) for `seconds`, whatever the flows. With
     `per_flow_mbps`, each flow's regime is kept instead: the bottleneck at that rate times
     the flows, its queue 10 packets per flow, and each run long enough for about `packets`
     bottleneck packets (at least `seconds`). With `pages_both`, each simulator runs with
     and without transparent huge pages, the four configurations alternating (extra
-    columns `<sim>_<small|huge>_ns_per_pkt`)."""
+    columns `<sim>_<small|huge>_ns_per_pkt`). With `short`, instructions per packet
+    instead (see `instructions`; `reps` and `pages_both` do not apply)."""
     global htsim_env
+    if short is not None:
+        return scaling_instructions(flows, seconds, per_flow_mbps, packets, short)
     rows = []
     for n in flows:
-        rate_mbps, queue, secs = 1000.0, 1000, seconds
-        if per_flow_mbps:
-            rate_mbps, queue = per_flow_mbps * n, 10 * n
-            secs = max(seconds, round(packets / (rate_mbps * 1e6 / 8 / 1500), 1))
-        extra = [str(rate_mbps * 1e6), str(queue)] if per_flow_mbps else []
-        hargs = [str(n), f"{rate_mbps:g}", "10", str(queue), f"{secs:g}", "--iw", "2", "--maxcwnd", "718",
-                 "--start-window", "1", "--access-delay-ms", "1"]
+        cargs, hargs, secs = scale_args(n, seconds, per_flow_mbps, packets)
+        rate_mbps, queue = float(hargs[1]), int(hargs[3])
         pages = list(PAGES) if pages_both else [None]
         c: dict = {p: [] for p in pages}
         h: dict = {p: [] for p in pages}
@@ -196,7 +207,7 @@ def scaling(flows: list[int], seconds: float, reps: int, per_flow_mbps: float | 
         for k in range(reps):
             for p in (pages if k % 2 == 0 else pages[::-1]):
                 cenv = dict(os.environ, **PAGES[p][0]) if p else None
-                r = run_ccsim(["scale", str(n), f"{secs:g}", *extra], env=cenv)
+                r = run_ccsim(["scale", *cargs], env=cenv)
                 c[p].append(r["wall_s"] / r["bottleneck_pkts"] * 1e9)
                 if p:
                     tun = PAGES[p][1]
@@ -220,6 +231,105 @@ def scaling(flows: list[int], seconds: float, reps: int, per_flow_mbps: float | 
         r["ccsim_vs_first"] = r["ccsim_ns_per_pkt"] / base["ccsim_ns_per_pkt"]
         r["htsim_vs_first"] = r["htsim_ns_per_pkt"] / base["htsim_ns_per_pkt"]
     return rows
+
+
+def callgrind_count(cmd: list[str], env: dict | None = None) -> tuple[int, dict]:
+    """Runs `cmd` under callgrind: (instructions executed, the JSON line it printed)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out", *cmd],
+                           capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed under valgrind:\n{p.stderr[-2000:]}")
+    return instructions_of(p.stderr), last_json(p.stdout)
+
+
+def instructions_of(valgrind_stderr: str) -> int:
+    """The instruction count in callgrind's summary (`==pid== Collected : N` or
+    `==pid== I   refs: N`)."""
+    for line in reversed(valgrind_stderr.splitlines()):
+        for tag in ("Collected :", "I   refs:"):
+            if tag in line:
+                return int(line.split(tag, 1)[1].replace(",", "").split()[0])
+    raise ValueError("no instruction count in valgrind's output")
+
+
+def marginal(full: tuple[int, dict], short: tuple[int, dict]) -> dict:
+    """Instructions and events per bottleneck packet between a short and a full run."""
+    dp = full[1]["bottleneck_pkts"] - short[1]["bottleneck_pkts"]
+    if dp <= 0:
+        raise ValueError("the full run has no more bottleneck packets than the short one")
+    return {"instr_per_pkt": (full[0] - short[0]) / dp, "events_per_pkt": (full[1]["events"] - short[1]["events"]) / dp,
+            "pkts": full[1]["bottleneck_pkts"]}
+
+
+def instructions(scenarios: list[str], short: float) -> list[dict]:
+    check_callgrind()
+    rows = []
+    for s in scenarios:
+        hargs = list(HTSIM_ARGS[s])
+        full_s = float(hargs[4])
+        short_s = round(full_s * short, 3)
+        c, h = [], []
+        for secs in (full_s, short_s):
+            c.append(callgrind_count([sys.executable, "-m", "ccsim._benchworker", s, "--seconds", f"{secs:g}"]))
+            hargs[4] = f"{secs:g}"
+            h.append(callgrind_count([str(htsim_binary), *hargs], env=htsim_env))
+        cm, hm = marginal(*c), marginal(*h)
+        row = {"scenario": s, "seconds": full_s, "short_seconds": short_s,
+               "ccsim_instr_per_pkt": cm["instr_per_pkt"], "htsim_instr_per_pkt": hm["instr_per_pkt"],
+               "ccsim_events_per_pkt": cm["events_per_pkt"], "htsim_events_per_pkt": hm["events_per_pkt"],
+               "ccsim_pkts": cm["pkts"], "htsim_pkts": hm["pkts"],
+               "htsim_over_ccsim": hm["instr_per_pkt"] / cm["instr_per_pkt"]}
+        rows.append(row)
+        print(f"{s}: ccsim {row['ccsim_instr_per_pkt']:.0f} instructions per bottleneck packet "
+              f"({row['ccsim_events_per_pkt']:.2f} events), htsim {row['htsim_instr_per_pkt']:.0f} "
+              f"({row['htsim_events_per_pkt']:.2f} events); htsim/ccsim {row['htsim_over_ccsim']:.2f}", flush=True)
+    return rows
+
+
+def scale_args(n: int, seconds: float, per_flow_mbps: float | None, packets: float) -> tuple[list[str], list[str], float]:
+    """The arguments of one point of the scaling curve: ccsim's worker's (after `scale`), htsim's,
+    and the duration (s)."""
+    rate_mbps, queue, secs = 1000.0, 1000, seconds
+    if per_flow_mbps:
+        rate_mbps, queue = per_flow_mbps * n, 10 * n
+        secs = max(seconds, round(packets / (rate_mbps * 1e6 / 8 / 1500), 1))
+    extra = [str(rate_mbps * 1e6), str(queue)] if per_flow_mbps else []
+    hargs = [str(n), f"{rate_mbps:g}", "10", str(queue), f"{secs:g}", "--iw", "2", "--maxcwnd", "718",
+             "--start-window", "1", "--access-delay-ms", "1"]
+    return [str(n), f"{secs:g}", *extra], hargs, secs
+
+
+def scaling_instructions(flows: list[int], seconds: float, per_flow_mbps: float | None, packets: float,
+                         short: float) -> list[dict]:
+    """The scaling curve in instructions per bottleneck packet (marginal, as `instructions`)."""
+    check_callgrind()
+    rows = []
+    for n in flows:
+        c, h = [], []
+        for frac in (1.0, short):
+            cargs, hargs, secs = scale_args(n, seconds, per_flow_mbps, packets)
+            t = round(secs * frac, 3)
+            cargs[1] = f"{t:g}"
+            hargs[4] = f"{t:g}"
+            c.append(callgrind_count([sys.executable, "-m", "ccsim._benchworker", "scale", *cargs, "--once"]))
+            h.append(callgrind_count([str(htsim_binary), *hargs], env=htsim_env))
+        cm, hm = marginal(*c), marginal(*h)
+        rows.append({"flows": n, "seconds": secs, "ccsim_instr_per_pkt": cm["instr_per_pkt"], "htsim_instr_per_pkt": hm["instr_per_pkt"],
+                     "ccsim_events_per_pkt": cm["events_per_pkt"], "htsim_events_per_pkt": hm["events_per_pkt"]})
+        print(f"{n} flows ({secs:g} s): ccsim {cm['instr_per_pkt']:.0f} instructions per bottleneck packet, "
+              f"htsim {hm['instr_per_pkt']:.0f}", flush=True)
+    for r in rows:
+        r["ccsim_vs_first"] = r["ccsim_instr_per_pkt"] / rows[0]["ccsim_instr_per_pkt"]
+        r["htsim_vs_first"] = r["htsim_instr_per_pkt"] / rows[0]["htsim_instr_per_pkt"]
+    return rows
+
+
+def check_callgrind() -> None:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is missing (Debian: apt-get install valgrind)")
+    if not htsim_binary.exists():
+        raise SystemExit(f"{htsim_binary} is missing: run `python {Path(__file__).name} build` first")
 
 
 def main(argv=None) -> int:
@@ -248,20 +358,34 @@ def main(argv=None) -> int:
     s.add_argument("--htsim-pgo", action="store_true", help="run the profile-guided htsim (build --pgo)")
     s.add_argument("--htsim-hugepages", action="store_true",
                    help="run htsim with glibc.malloc.hugetlb=1 (transparent huge pages, as ccsim uses by default)")
+    s.add_argument("--instructions", action="store_true", help="count instructions per packet under callgrind instead "
+                   "(marginal between the full run and one of --short its duration)")
+    s.add_argument("--short", type=float, default=0.1, help="with --instructions: the short run's duration, as a fraction")
     s.add_argument("--pages", choices=["default", "both"], default="default",
                    help="both: each simulator with and without transparent huge pages, the four alternating "
                    "(the main columns are then both with huge pages)")
+    i = sub.add_parser("instructions")
+    i.add_argument("--scenario", nargs="+", default=["S1", "S2", "S3"], choices=sorted(HTSIM_ARGS))
+    i.add_argument("--short", type=float, default=0.1, help="the short run's duration, as a fraction of the full one")
+    i.add_argument("--json", type=Path)
+    i.add_argument("--htsim-pgo", action="store_true", help="count the profile-guided htsim (build --pgo)")
     a = ap.parse_args(argv)
     if a.cmd == "build":
         build(a.htsim, a.commit, a.pgo)
         return 0
     global htsim_binary, htsim_env
     htsim_binary = PGO_BINARY if a.htsim_pgo else BINARY
-    htsim_env = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=1") if a.htsim_hugepages else None
-    if a.cmd == "compare":
+    htsim_env = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=1") if getattr(a, "htsim_hugepages", False) else None
+    if a.cmd in ("instructions", "scaling") and not 0 < a.short < 1:
+        print("--short must be between 0 and 1 (a fraction of the full duration)", file=sys.stderr)
+        return 2
+    if a.cmd == "instructions":
+        rows = instructions(a.scenario, a.short)
+    elif a.cmd == "compare":
         rows = compare(a.scenario, a.reps, a.access)
     else:
-        rows = scaling(a.flows, a.seconds, a.reps, a.per_flow_mbps, a.packets, a.pages == "both")
+        rows = scaling(a.flows, a.seconds, a.reps, a.per_flow_mbps, a.packets, a.pages == "both",
+                       a.short if a.instructions else None)
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))
     return 0

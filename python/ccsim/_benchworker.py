@@ -1,17 +1,18 @@
 """One benchmark run in its own process, so the parent can measure its peak memory.
 
-    python -m ccsim._benchworker S1|S2|S3|S4 [--sack] [--classic]
+    python -m ccsim._benchworker S1|S2|S3|S4 [--sack] [--classic] [--seconds X]
     python -m ccsim._benchworker cbr FLOWS RATE SECONDS
     python -m ccsim._benchworker idle N        # N TCP flows that never start
     python -m ccsim._benchworker web N         # N TCP transfers opened during the run
     python -m ccsim._benchworker E2.5|E5 SECONDS   # Paper E's dumbbell at 2.5 or 5 Gb/s, two EIMD flows
     python -m ccsim._benchworker D-UDT|D-Proposed|D-TCP   # Paper D's 1 Gb/s path, 100 ms, 60 s
-    python -m ccsim._benchworker scale N SECONDS [RATE_BPS QUEUE]   # S3's dumbbell (1 Gb/s, 10 ms, queue 1000) with N flows
+    python -m ccsim._benchworker scale N SECONDS [RATE_BPS QUEUE] [--once]   # S3's dumbbell (1 Gb/s, 10 ms, queue 1000) with N flows
     python -m ccsim._benchworker idle-hosts N      # S3's dumbbell with N host pairs, N TCP flows that never start
 Prints one JSON line.
 """
 
 import json
+import re
 import sys
 
 from . import _core
@@ -95,10 +96,12 @@ def main() -> None:
         r = _core.bench_cbr(flows, rate, secs, 1.05)
     elif what == "scale":
         # Cost per packet as flows grow: S3's dumbbell and TCP with N flows (issue #20);
-        # optionally another bottleneck rate (bit/s) and queue (packets).
-        n, secs = int(sys.argv[2]), float(sys.argv[3])
-        rate, queue = (float(sys.argv[4]), int(sys.argv[5])) if len(sys.argv) > 5 else (None, None)
-        r = _core.bench_toml(f"scale-{n}", s3_with(n, secs, rate_bps=rate, queue=queue), True)
+        # optionally another bottleneck rate (bit/s) and queue (packets); `--once`: no
+        # second run for the steady-state goodput (for instruction counts).
+        args = [a for a in sys.argv[2:] if a != "--once"]
+        n, secs = int(args[0]), float(args[1])
+        rate, queue = (float(args[2]), int(args[3])) if len(args) > 3 else (None, None)
+        r = _core.bench_toml(f"scale-{n}", s3_with(n, secs, rate_bps=rate, queue=queue), "--once" not in sys.argv[2:])
     elif what == "idle-hosts":
         # Memory per idle flow with its own hosts and access links (routing included).
         n = int(sys.argv[2])
@@ -129,17 +132,25 @@ rate = "1Gbps"
 delay = "1ms"
 {flows}"""
         r = _core.bench_toml(f"idle-{n}", toml)
-    elif "--sack" in sys.argv[2:] or "--classic" in sys.argv[2:]:
+    elif len(sys.argv) > 2:
         # The same TCP scenario with SACK loss recovery and/or classic recovery (no PRR),
-        # as ns-3's script with --sack / --classic.
+        # as ns-3's script with --sack / --classic; `--seconds X`: run X simulated seconds
+        # once (no second run for the steady-state goodput: for instruction counts).
         toml = _core.bench_scenario(what)
         if toml is None:
             raise SystemExit(f"unknown benchmark '{what}'; known: S1, S2, S3, S4")
-        if "--sack" in sys.argv[2:]:
+        args = sys.argv[2:]
+        if "--sack" in args:
             toml = toml.replace('recovery = "newreno"', 'recovery = "sack"')
-        if "--classic" in sys.argv[2:]:
+        if "--classic" in args:
             toml = toml.replace("prr = true", "prr = false")
-        r = _core.bench_toml(what, toml, True)
+        seconds = None
+        if "--seconds" in args:
+            seconds = float(args[args.index("--seconds") + 1])
+            toml, n = re.subn(r"^duration = \d+$", f"duration = {seconds:g}", toml, count=1, flags=re.M)
+            if n != 1:
+                raise ValueError("benchmark scenario lacks its duration")
+        r = _core.bench_toml(what, toml, seconds is None)
     else:
         r = _core.bench_tcp(what)
     print(json.dumps(r))
