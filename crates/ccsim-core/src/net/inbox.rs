@@ -26,6 +26,9 @@ const BUCKETS: usize = 16_384;
 /// A bucket is at most the look-ahead window divided by this.
 const PER_WINDOW: Time = 8;
 
+/// Empty buckets the calendar adds beyond the one a push needs (see [`Inbox::push_slow`]).
+const GROW_AHEAD: usize = 32;
+
 /// An [`Inbound`] ordered by (arrival, start, sequence number), reversed for
 /// [`BinaryHeap`] (a max-heap): the earliest first. The sequence number is unique.
 #[derive(Clone, Copy)]
@@ -127,7 +130,9 @@ impl Inbox {
             self.far.push(Far(p));
             return;
         }
-        while self.near.len() <= i {
+        // A few buckets beyond this one too: the next packets, later, then find theirs
+        // in the calendar (the inlined path) instead of calling here once per bucket.
+        while self.near.len() <= (i + GROW_AHEAD).min(BUCKETS - 1) {
             let v = self.spare.pop().unwrap_or_default();
             self.near.push_back(v);
         }
@@ -137,15 +142,34 @@ impl Inbox {
     /// Moves every packet arriving before `horizon` onto the end of `out`, in the order a
     /// router takes them (buckets are consecutive spans of time, each sorted as it is
     /// taken); returns the earliest arrival left (`Time::MAX`: none).
-    #[inline]
+    #[cfg(test)]
     pub(super) fn take(&mut self, horizon: Time, out: &mut Vec<Inbound>) -> Time {
-        let before = out.len();
+        self.take_with(horizon, out, |p| *p)
+    }
+
+    /// [`Inbox::take`], each packet written as `f` makes it (a router keeps only its
+    /// arrival time and id: one copy, not two).
+    #[inline]
+    pub(super) fn take_with<T>(&mut self, horizon: Time, out: &mut Vec<T>, f: impl Fn(&Inbound) -> T) -> Time {
+        let mut taken = 0;
+        #[cfg(debug_assertions)]
+        let mut prev = (0, 0, 0);
+        let mut emit = |out: &mut Vec<T>, ps: &[Inbound]| {
+            #[cfg(debug_assertions)]
+            for p in ps {
+                debug_assert!(key(p) >= prev, "taken out of order");
+                prev = key(p);
+            }
+            out.extend(ps.iter().map(&f));
+            taken += ps.len();
+        };
         // The bucket holding `horizon - 1`: every earlier bucket is taken whole.
         let last = horizon.saturating_sub(1) >> self.shift;
         while self.first < last {
             let Some(mut v) = self.near.pop_front() else { break };
             v.sort_unstable_by_key(key);
-            out.append(&mut v);
+            emit(out, &v);
+            v.clear();
             self.spare.push(v);
             self.first += 1;
         }
@@ -156,7 +180,8 @@ impl Inbox {
             if let Some(v) = self.near.front_mut() {
                 v.sort_unstable_by_key(key);
                 let n = v.partition_point(|p| p.0 < horizon);
-                out.extend(v.drain(..n));
+                emit(out, &v[..n]);
+                v.drain(..n);
             }
         }
         // Packets beyond the calendar's reach: later than every bucket's (see `far`).
@@ -165,10 +190,9 @@ impl Inbox {
                 break;
             }
             self.far.pop();
-            out.push(p);
+            emit(out, &[p]);
         }
-        debug_assert!(out[before..].is_sorted_by_key(key));
-        self.len -= out.len() - before;
+        self.len -= taken;
         // Buckets now within reach of the calendar leave the heap.
         while let Some(&Far(p)) = self.far.peek() {
             let b = p.0 >> self.shift;
@@ -274,6 +298,23 @@ mod tests {
         assert_eq!(Inbox::new(16).shift, 1);
         assert_eq!(Inbox::new(15).shift, 0);
         assert_eq!(Inbox::new(1).shift, 0);
+    }
+
+    /// A push beyond the calendar adds the buckets the next pushes will need too, so that
+    /// they take the inlined path (one slow push per 32 buckets, not one per bucket), and
+    /// never more than the calendar's reach.
+    #[test]
+    fn the_calendar_grows_ahead_of_the_pushes() {
+        let mut inbox = Inbox::new(8); // buckets of 1 ns
+        inbox.push((5, 0, 0, 0, 0));
+        assert_eq!(inbox.near.len(), 5 + GROW_AHEAD + 1);
+        inbox.push((5 + GROW_AHEAD as Time, 0, 1, 1, 0)); // within: no growth
+        assert_eq!(inbox.near.len(), 5 + GROW_AHEAD + 1);
+        inbox.push((BUCKETS as Time - 3, 0, 2, 2, 0));
+        assert_eq!(inbox.near.len(), BUCKETS);
+        let mut got = Vec::new();
+        assert_eq!(inbox.take(Time::MAX, &mut got), Time::MAX);
+        assert_eq!(got.iter().map(|p| p.0).collect::<Vec<_>>(), [5, 5 + GROW_AHEAD as Time, BUCKETS as Time - 3]);
     }
 
     #[test]
