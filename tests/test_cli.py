@@ -399,13 +399,31 @@ def test_htsim_runner_instructions(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(runner, "callgrind_count", fake_count)
     out = tmp_path / "i.json"
     assert runner.main(["instructions", "--scenario", "S1", "--json", str(out)]) == 0
-    assert [c[-1] for c in seen if c[0] == sys.executable] == ["60", "6"]
+    assert [c[-1] for c in seen if c[0] == sys.executable] == ["60"] * 3 + ["6"] * 3  # three counts of each, medians
     assert [c[5] for c in seen if c[0] != sys.executable] == ["60", "6"]
     row = json.loads(out.read_text())[0]
     assert row["ccsim_instr_per_pkt"] == pytest.approx(2000) and row["htsim_instr_per_pkt"] == pytest.approx(1500)
     assert row["ccsim_events_per_pkt"] == pytest.approx(2.2) and row["htsim_over_ccsim"] == pytest.approx(0.75)
+    assert row["ccsim_instr_spread"] == 0
     assert "S1: ccsim 2000 instructions per bottleneck packet" in capsys.readouterr().out
     assert runner.main(["instructions", "--short", "1.5"]) == 2
+    # ccsim's start-up varies from run to run: the medians of the reps, and their spread.
+    noise = iter([0, 50_000, -50_000, 20_000, 0, -20_000])
+
+    def noisy(cmd, env=None):
+        n, r = fake_count(cmd, env)
+        if cmd[0] == sys.executable:
+            assert env["PYTHONHASHSEED"] == "0"
+            n += next(noise)
+        return n, r
+
+    monkeypatch.setattr(runner, "callgrind_count", noisy)
+    assert runner.main(["instructions", "--scenario", "S1", "--json", str(out)]) == 0
+    row = json.loads(out.read_text())[0]
+    # 54 000 packets between the runs; the medians cancel; the pairs differ by -20 000, 50 000, -30 000
+    assert row["ccsim_instr_per_pkt"] == pytest.approx(2000)
+    assert row["ccsim_instr_spread"] == pytest.approx((50_000 - (-30_000)) / 54_000)
+    monkeypatch.setattr(runner, "callgrind_count", fake_count)
     # The scaling curve in instructions: ccsim's worker runs once per count (`--once`).
     seen.clear()
 
@@ -427,6 +445,9 @@ def test_htsim_runner_instructions(tmp_path, monkeypatch, capsys):
     r = subprocess.run([sys.executable, "-m", "ccsim._benchworker", "S1", "--seconds", "0.5"], capture_output=True, text=True, check=True)
     r = json.loads(r.stdout.strip().splitlines()[-1])
     assert r["sim_s"] == 0.5 and r["bottleneck_pkts"] > 0 and r["goodput_steady_bps"] != r["goodput_steady_bps"]  # NaN
+    for bad in (["--secs", "3"], ["--seconds"], ["--seconds", "x"], ["--seconds", "-1"]):
+        r = subprocess.run([sys.executable, "-m", "ccsim._benchworker", "S1", *bad], capture_output=True, text=True)
+        assert r.returncode == 2 and "not understood" in r.stderr, (bad, r.stderr)
 
 
 def test_htsim_runner_scaling_both_pages(tmp_path, monkeypatch):

@@ -33,12 +33,14 @@ the state. `--per-flow-mbps R` keeps each flow's regime instead (the bottleneck 
 the flows, its queue 10 packets per flow, runs of about `--packets` bottleneck packets).
 
 `instructions` counts the instructions each simulator executes per bottleneck packet
-(valgrind's callgrind: the same count on any run of the same build, whatever the machine's
-speed or load), S1-S3 as `compare` runs them. Each simulator runs every scenario twice, for
-its full duration T and for `--short` times T; the difference of the counts over the
-difference of the bottleneck packets is the marginal cost of a packet, without start-up,
-set-up and results (and the interpreter, for ccsim). Slow: valgrind runs each about 50
-times slower than natively. `scaling --instructions` counts the scaling curve's runs the
+(valgrind's callgrind: a count does not depend on the machine's speed or load), S1-S3 as
+`compare` runs them. Each simulator runs every scenario for its full duration T and for
+`--short` times T; the difference of the counts over the difference of the bottleneck
+packets is the marginal cost of a packet, without start-up, set-up and results. htsim's
+count is the same on every run; ccsim's includes Python's start-up, which varies by about
+0.3 % from run to run even with a fixed hash seed, so each ccsim run is counted `--reps`
+times (3) and the medians are used; the spread of the marginal over the reps is printed.
+Slow: valgrind runs each about 50 times slower than natively. `scaling --instructions` counts the scaling curve's runs the
 same way: how much of the growth in cost per packet is work (instructions) and how much
 is waiting for memory.
 
@@ -135,10 +137,14 @@ htsim_binary = BINARY
 htsim_env: dict | None = None
 
 
-def run_htsim(args: list[str]) -> dict:
+def require_htsim() -> None:
     if not htsim_binary.exists():
         flag = " --pgo" if htsim_binary == PGO_BINARY else ""
         raise SystemExit(f"{htsim_binary} is missing: run `python {Path(__file__).name} build{flag}` first")
+
+
+def run_htsim(args: list[str]) -> dict:
+    require_htsim()
     return last_json(sh([str(htsim_binary), *args], env=htsim_env))
 
 
@@ -192,10 +198,11 @@ def scaling(flows: list[int], seconds: float, reps: int, per_flow_mbps: float | 
     bottleneck packets (at least `seconds`). With `pages_both`, each simulator runs with
     and without transparent huge pages, the four configurations alternating (extra
     columns `<sim>_<small|huge>_ns_per_pkt`). With `short`, instructions per packet
-    instead (see `instructions`; `reps` and `pages_both` do not apply)."""
+    instead (see `instructions`: `reps` counts of each ccsim run; `pages_both` does not
+    apply)."""
     global htsim_env
     if short is not None:
-        return scaling_instructions(flows, seconds, per_flow_mbps, packets, short)
+        return scaling_instructions(flows, seconds, per_flow_mbps, packets, short, reps)
     rows = []
     for n in flows:
         cargs, hargs, secs = scale_args(n, seconds, per_flow_mbps, packets)
@@ -262,27 +269,57 @@ def marginal(full: tuple[int, dict], short: tuple[int, dict]) -> dict:
             "pkts": full[1]["bottleneck_pkts"]}
 
 
-def instructions(scenarios: list[str], short: float) -> list[dict]:
-    check_callgrind()
+#: ccsim's runs under callgrind: Python with a fixed hash seed. Its start-up (the
+#: interpreter, numpy, pandas: 1.7 G instructions) still varies by about 0.3 % from run to
+#: run (±35 M with random hash seeds), which the subtraction of the short run does not
+#: cancel; hence `reps` counts of each and their medians. htsim's count varies by tens of
+#: instructions.
+CCSIM_COUNT_ENV = {"PYTHONHASHSEED": "0"}
+
+
+def counted(commands, full_s: float, short: float, reps: int) -> tuple[dict, dict]:
+    """ccsim's and htsim's marginal counts (see `marginal`) from the medians of `reps`
+    counts of each run (ccsim's) and one (htsim's, deterministic); ccsim's also carries
+    `instr_spread`, the largest minus the smallest marginal over its reps' pairs.
+    `commands(seconds)` gives both simulators' commands for a run of that many seconds."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is missing (Debian: apt-get install valgrind)")
+    require_htsim()
+    cenv = dict(os.environ, **CCSIM_COUNT_ENV)
+    c, h = [], []
+    for secs in (full_s, round(full_s * short, 3)):
+        ccmd, hcmd = commands(f"{secs:g}")
+        counts = [callgrind_count(ccmd, env=cenv) for _ in range(reps)]
+        c.append(counts)
+        h.append(callgrind_count(hcmd, env=htsim_env))
+    med = [(statistics.median(n for n, _ in runs), runs[0][1]) for runs in c]
+    cm = marginal(*med)
+    each = [marginal(f, s)["instr_per_pkt"] for f, s in zip(*c)]
+    cm["instr_spread"] = max(each) - min(each)
+    return cm, marginal(*h)
+
+
+def instructions(scenarios: list[str], short: float, reps: int = 3) -> list[dict]:
     rows = []
     for s in scenarios:
-        hargs = list(HTSIM_ARGS[s])
-        full_s = float(hargs[4])
+        full_s = float(HTSIM_ARGS[s][4])
         short_s = round(full_s * short, 3)
-        c, h = [], []
-        for secs in (full_s, short_s):
-            c.append(callgrind_count([sys.executable, "-m", "ccsim._benchworker", s, "--seconds", f"{secs:g}"]))
-            hargs[4] = f"{secs:g}"
-            h.append(callgrind_count([str(htsim_binary), *hargs], env=htsim_env))
-        cm, hm = marginal(*c), marginal(*h)
-        row = {"scenario": s, "seconds": full_s, "short_seconds": short_s,
-               "ccsim_instr_per_pkt": cm["instr_per_pkt"], "htsim_instr_per_pkt": hm["instr_per_pkt"],
+
+        def commands(secs: str, s=s) -> tuple[list[str], list[str]]:
+            hargs = list(HTSIM_ARGS[s])
+            hargs[4] = secs
+            return [sys.executable, "-m", "ccsim._benchworker", s, "--seconds", secs], [str(htsim_binary), *hargs]
+
+        cm, hm = counted(commands, full_s, short, reps)
+        row = {"scenario": s, "seconds": full_s, "short_seconds": short_s, "reps": reps,
+               "ccsim_instr_per_pkt": cm["instr_per_pkt"], "ccsim_instr_spread": cm["instr_spread"],
+               "htsim_instr_per_pkt": hm["instr_per_pkt"],
                "ccsim_events_per_pkt": cm["events_per_pkt"], "htsim_events_per_pkt": hm["events_per_pkt"],
                "ccsim_pkts": cm["pkts"], "htsim_pkts": hm["pkts"],
                "htsim_over_ccsim": hm["instr_per_pkt"] / cm["instr_per_pkt"]}
         rows.append(row)
         print(f"{s}: ccsim {row['ccsim_instr_per_pkt']:.0f} instructions per bottleneck packet "
-              f"({row['ccsim_events_per_pkt']:.2f} events), htsim {row['htsim_instr_per_pkt']:.0f} "
+              f"(spread {row['ccsim_instr_spread']:.0f} over {reps} pairs; {row['ccsim_events_per_pkt']:.2f} events), htsim {row['htsim_instr_per_pkt']:.0f} "
               f"({row['htsim_events_per_pkt']:.2f} events); htsim/ccsim {row['htsim_over_ccsim']:.2f}", flush=True)
     return rows
 
@@ -301,35 +338,28 @@ def scale_args(n: int, seconds: float, per_flow_mbps: float | None, packets: flo
 
 
 def scaling_instructions(flows: list[int], seconds: float, per_flow_mbps: float | None, packets: float,
-                         short: float) -> list[dict]:
+                         short: float, reps: int = 3) -> list[dict]:
     """The scaling curve in instructions per bottleneck packet (marginal, as `instructions`)."""
-    check_callgrind()
     rows = []
     for n in flows:
-        c, h = [], []
-        for frac in (1.0, short):
-            cargs, hargs, secs = scale_args(n, seconds, per_flow_mbps, packets)
-            t = round(secs * frac, 3)
-            cargs[1] = f"{t:g}"
-            hargs[4] = f"{t:g}"
-            c.append(callgrind_count([sys.executable, "-m", "ccsim._benchworker", "scale", *cargs, "--once"]))
-            h.append(callgrind_count([str(htsim_binary), *hargs], env=htsim_env))
-        cm, hm = marginal(*c), marginal(*h)
-        rows.append({"flows": n, "seconds": secs, "ccsim_instr_per_pkt": cm["instr_per_pkt"], "htsim_instr_per_pkt": hm["instr_per_pkt"],
+        cargs, hargs, secs = scale_args(n, seconds, per_flow_mbps, packets)
+
+        def commands(t: str, cargs=cargs, hargs=hargs) -> tuple[list[str], list[str]]:
+            c, h = list(cargs), list(hargs)
+            c[1] = h[4] = t
+            return [sys.executable, "-m", "ccsim._benchworker", "scale", *c, "--once"], [str(htsim_binary), *h]
+
+        cm, hm = counted(commands, secs, short, reps)
+        rows.append({"flows": n, "seconds": secs, "reps": reps, "ccsim_instr_per_pkt": cm["instr_per_pkt"],
+                     "ccsim_instr_spread": cm["instr_spread"], "htsim_instr_per_pkt": hm["instr_per_pkt"],
                      "ccsim_events_per_pkt": cm["events_per_pkt"], "htsim_events_per_pkt": hm["events_per_pkt"]})
-        print(f"{n} flows ({secs:g} s): ccsim {cm['instr_per_pkt']:.0f} instructions per bottleneck packet, "
+        print(f"{n} flows ({secs:g} s): ccsim {cm['instr_per_pkt']:.0f} instructions per bottleneck packet "
+              f"(spread {cm['instr_spread']:.0f}), "
               f"htsim {hm['instr_per_pkt']:.0f}", flush=True)
     for r in rows:
         r["ccsim_vs_first"] = r["ccsim_instr_per_pkt"] / rows[0]["ccsim_instr_per_pkt"]
         r["htsim_vs_first"] = r["htsim_instr_per_pkt"] / rows[0]["htsim_instr_per_pkt"]
     return rows
-
-
-def check_callgrind() -> None:
-    if shutil.which("valgrind") is None:
-        raise SystemExit("valgrind is missing (Debian: apt-get install valgrind)")
-    if not htsim_binary.exists():
-        raise SystemExit(f"{htsim_binary} is missing: run `python {Path(__file__).name} build` first")
 
 
 def main(argv=None) -> int:
@@ -367,6 +397,7 @@ def main(argv=None) -> int:
     i = sub.add_parser("instructions")
     i.add_argument("--scenario", nargs="+", default=["S1", "S2", "S3"], choices=sorted(HTSIM_ARGS))
     i.add_argument("--short", type=float, default=0.1, help="the short run's duration, as a fraction of the full one")
+    i.add_argument("--reps", type=int, default=3, help="counts of each ccsim run (their median; htsim's count is exact)")
     i.add_argument("--json", type=Path)
     i.add_argument("--htsim-pgo", action="store_true", help="count the profile-guided htsim (build --pgo)")
     a = ap.parse_args(argv)
@@ -380,7 +411,7 @@ def main(argv=None) -> int:
         print("--short must be between 0 and 1 (a fraction of the full duration)", file=sys.stderr)
         return 2
     if a.cmd == "instructions":
-        rows = instructions(a.scenario, a.short)
+        rows = instructions(a.scenario, a.short, a.reps)
     elif a.cmd == "compare":
         rows = compare(a.scenario, a.reps, a.access)
     else:

@@ -140,13 +140,24 @@ delay = "1ms"
         if toml is None:
             raise SystemExit(f"unknown benchmark '{what}'; known: S1, S2, S3, S4")
         args = sys.argv[2:]
+        unknown = [a for i, a in enumerate(args) if a not in ("--sack", "--classic", "--seconds")
+                   and not (i > 0 and args[i - 1] == "--seconds")]
+        seconds = None
+        if "--seconds" in args:
+            try:
+                seconds = float(args[args.index("--seconds") + 1])
+                if not seconds > 0:
+                    raise ValueError
+            except (IndexError, ValueError):
+                unknown.append("--seconds without a positive number of seconds")
+        if unknown:
+            print(f"usage: {what} [--sack] [--classic] [--seconds X]; not understood: {' '.join(unknown)}", file=sys.stderr)
+            sys.exit(2)
         if "--sack" in args:
             toml = toml.replace('recovery = "newreno"', 'recovery = "sack"')
         if "--classic" in args:
             toml = toml.replace("prr = true", "prr = false")
-        seconds = None
-        if "--seconds" in args:
-            seconds = float(args[args.index("--seconds") + 1])
+        if seconds is not None:
             toml, n = re.subn(r"^duration = \d+$", f"duration = {seconds:g}", toml, count=1, flags=re.M)
             if n != 1:
                 raise ValueError("benchmark scenario lacks its duration")
