@@ -322,6 +322,12 @@ pub struct DropSite {
     pub bytes: u64,
 }
 
+/// A flow's drop sites, in order of their first drop. The first is kept inline: a flow
+/// seldom has more than one (its bottleneck), and at 10 000 flows the separate buffer of
+/// a `Vec` was a cache miss on every drop (8 % of the loop's time in `LazyFifo::refuse`,
+/// sampled with `perf`).
+pub type DropSites = smallvec::SmallVec<[DropSite; 1]>;
+
 /// Counters of one flow. "Forward" packets go from the flow's source to its sink.
 #[derive(Clone, Debug, Default)]
 pub struct FlowStats {
@@ -335,7 +341,7 @@ pub struct FlowStats {
     pub goodput_bytes: u64,
     pub reverse_sent_pkts: u64,
     pub reverse_delivered_pkts: u64,
-    pub drop_sites: Vec<DropSite>,
+    pub drop_sites: DropSites,
     pub delay_sum_ns: u128,
     pub delay_min_ns: u64,
     pub delay_max_ns: u64,

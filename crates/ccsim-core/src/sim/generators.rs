@@ -38,7 +38,7 @@ pub(super) struct GenState {
     /// Closed loop: users still opening flows.
     users_active: u32,
     /// Where this generator's finished flows lost packets, summed.
-    pub drop_sites: Vec<crate::measure::DropSite>,
+    pub drop_sites: crate::measure::DropSites,
 }
 
 /// What a flow created during the run needs until it is released.
@@ -98,7 +98,7 @@ impl GenState {
             Arrivals::Closed { users, .. } => *users,
             _ => 0,
         };
-        GenState { spec, rng, opened: 0, next_time: 0, alive: 0, exhausted: false, users_active, drop_sites: Vec::new() }
+        GenState { spec, rng, opened: 0, next_time: 0, alive: 0, exhausted: false, users_active, drop_sites: Default::default() }
     }
 
     /// A closed-loop user opens no more flows; the generator is exhausted with the last.
