@@ -9,9 +9,12 @@ Each side is built from its own `git worktree` into its own target folder (a sha
 folder would hand one side's binary to the other), as the pure-Rust benchmark
 (`cargo run --release -p ccsim-core --example bench`), so no Python is timed. Runs
 alternate (old, new, new, old, ...), each in its own process; the report gives the median
-wall time of the event loop per side, the ratio new / old, and whether both sides ran the
-same events and reached the same goodput (a check that an optimisation left the results
-alone, not a proof: the test suite is that).
+wall time of the event loop per side, the ratio new / old, the median of the paired
+ratios (each repetition's new run over its old run, the two run back to back) with a 95 %
+bootstrap confidence interval, and whether both sides ran the same events and reached the
+same goodput (a check that an optimisation left the results alone, not a proof: the test
+suite is that). On a machine whose speed drifts from run to run (docs/benchmarks.md) the
+paired ratio is the steadier figure; `--pin CPU` runs both sides on one core (`taskset`).
 
 Scenarios: S1-S4 (docs/benchmarks.md), `scale:N` (S3's dumbbell with N flows, 10 s), or
 `file:PATH` (any scenario file; its bottleneck link must be named `bottleneck`); the last
@@ -21,6 +24,7 @@ The work tree is the default `--new`; it is built as it is, uncommitted changes 
 
 import argparse
 import os
+import random
 import re
 import shutil
 import statistics
@@ -62,8 +66,18 @@ def scenario_args(name: str, work: Path) -> list[str]:
     return [name]
 
 
-def run(exe: Path, args: list[str]) -> tuple[float, str]:
-    out = subprocess.run([str(exe), *args], capture_output=True, text=True, check=True).stdout
+def paired(old: list[float], new: list[float], resamples: int = 2000) -> tuple[float, float, float]:
+    """Median of the ratios new[i] / old[i] and its 95 % bootstrap interval (percentiles of
+    the medians of `resamples` resamples with replacement; seeded, so repeatable)."""
+    ratios = [n / o for o, n in zip(old, new)]
+    rng = random.Random(1)
+    meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(resamples))
+    return statistics.median(ratios), meds[int(0.025 * resamples)], meds[int(0.975 * resamples) - 1]
+
+
+def run(exe: Path, args: list[str], pin: str | None = None) -> tuple[float, str]:
+    cmd = [str(exe), *args] if pin is None else ["taskset", "-c", pin, str(exe), *args]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     m = LINE.search(out)
     if not m:
         raise SystemExit(f"unexpected output from {exe}: {out}")
@@ -76,6 +90,7 @@ def main() -> None:
     ap.add_argument("--base", required=True, help="git revision of the old side")
     ap.add_argument("--new", default=None, help="git revision of the new side (default: the work tree)")
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--pin", default=None, metavar="CPU", help="run both sides on this core (taskset -c CPU)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="ccsim-ab-") as tmp:
         tmp = Path(tmp)
@@ -91,12 +106,14 @@ def main() -> None:
                 check = {}
                 for r in range(a.reps):
                     for side in (("old", "new") if r % 2 == 0 else ("new", "old")):
-                        t, what = run(sides[side], args)
+                        t, what = run(sides[side], args, a.pin)
                         times[side].append(t)
                         check[side] = what
                 o, n = statistics.median(times["old"]), statistics.median(times["new"])
                 same = "same events and goodput" if check["old"] == check["new"] else f"DIFFERENT: {check['old']} vs {check['new']}"
-                print(f"{name}: old {o:.4f} s, new {n:.4f} s (medians of {a.reps}), new / old {n / o:.3f}; {same}")
+                m, lo, hi = paired(times["old"], times["new"])
+                print(f"{name}: old {o:.4f} s, new {n:.4f} s (medians of {a.reps}), new / old {n / o:.3f}; "
+                      f"paired {m:.3f} [{lo:.3f}, {hi:.3f}] (95 % CI); {same}")
         finally:
             for side in ("old", "new"):
                 if (tmp / side / "src").exists():

@@ -188,6 +188,16 @@ def test_ab_runner_scenarios_and_output(tmp_path):
     line = "S1: 10 flows, 60 s simulated: 1073246 events in 0.120 s = 8.93 M events/s; 480667 bottleneck packets = 4.00 M pkts/s; goodput 93.3 Mb/s; peak packets 438"
     m = ab.LINE.search(line)
     assert m and (m.group(1), m.group(2), m.group(3), m.group(4)) == ("1073246", "0.120", "480667", "93.3")
+    # Paired ratios: a machine that drifts between a fast and a slow state moves both runs
+    # of a pair alike; the paired median sees the 10 % gain the separate medians blur.
+    old = [1.0, 1.5, 1.0, 1.5, 1.0, 1.5, 1.0]
+    new = [0.9 * t for t in old]
+    m, lo, hi = ab.paired(old, new)
+    assert abs(m - 0.9) < 1e-12 and abs(lo - 0.9) < 1e-12 and abs(hi - 0.9) < 1e-12
+    m, lo, hi = ab.paired([1.0] * 9, [0.8, 0.9, 1.0, 1.1, 1.2, 0.95, 1.05, 0.85, 1.15])
+    assert m == 1.0 and lo < 1.0 < hi
+    # Seeded: the same times give the same interval.
+    assert ab.paired([1.0, 1.1, 0.9, 1.2], [1.0] * 4) == ab.paired([1.0, 1.1, 0.9, 1.2], [1.0] * 4)
 
 
 def test_bench_paper_e_scenario(cli, tmp_path):
