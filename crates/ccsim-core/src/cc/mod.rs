@@ -30,6 +30,7 @@ macro_rules! window_fields {
 pub(crate) use window_fields;
 
 pub mod bic;
+mod boxed;
 pub mod bwe;
 pub mod cubic;
 pub mod eimd;

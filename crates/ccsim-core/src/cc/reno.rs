@@ -11,6 +11,9 @@ use super::{halve, AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
 use crate::config::{Errors, Obj};
 use std::sync::Arc;
 
+/// The scenario name of Reno (`cc = "reno"`).
+pub const KIND: &str = "reno";
+
 pub struct Reno {
     cwnd: f64,
     ssthresh: f64,
@@ -47,7 +50,7 @@ pub struct RenoConfig;
 
 impl CcConfig for RenoConfig {
     fn kind(&self) -> &'static str {
-        "reno"
+        KIND
     }
     fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
         Box::new(Reno::new(init))

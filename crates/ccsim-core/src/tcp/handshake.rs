@@ -3,9 +3,10 @@
 
 use super::sender::TcpSender;
 use crate::agent::Ctx;
+use crate::cc::CongestionControl;
 use crate::packet::{Kind, Packet};
 
-impl TcpSender {
+impl<C: CongestionControl> TcpSender<C> {
     /// Sends the SYN (the connection's first segment, no data) and arms its timer: the RTO
     /// (the initial RTO, doubled for each retransmission).
     pub(super) fn send_syn(&mut self, ctx: &mut Ctx) {

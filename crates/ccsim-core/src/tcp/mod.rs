@@ -8,6 +8,7 @@
 //! with `syn_ false`).
 
 mod handshake;
+mod pacing;
 pub mod prr;
 pub mod receiver;
 mod recovery;
@@ -22,6 +23,7 @@ pub use rtt::{RttEstimator, RttMode};
 pub use sender::TcpSender;
 
 use crate::agent::{Agent, FlowConfig};
+use crate::cc::reno::{Reno, KIND as RENO};
 use crate::cc::CcConfig;
 use crate::config::{Errors, Obj};
 use crate::rng::SimRng;
@@ -499,7 +501,15 @@ impl FlowConfig for TcpFlow {
     fn build(&self, rng: SimRng, size: Option<u64>, receivers: usize) -> (Box<dyn Agent>, Vec<Box<dyn Agent>>) {
         let bytes = size.or(self.cfg.bytes);
         let rx = (0..receivers.max(1)).map(|_| Box::new(TcpReceiver::new(self.cfg.clone(), bytes)) as Box<dyn Agent>).collect();
-        (Box::new(TcpSender::new(self.cfg.clone(), rng, bytes)), rx)
+        let (cfg, init) = (self.cfg.clone(), TcpSender::<Reno>::cc_init(&self.cfg));
+        // Reno, the default and the controller of most runs, is held inline (no virtual
+        // call, no block of its own to miss in the cache); any other, boxed.
+        let sender: Box<dyn Agent> = if self.cfg.cc.kind() == RENO {
+            Box::new(TcpSender::new(cfg, Reno::new(init), rng, bytes))
+        } else {
+            Box::new(TcpSender::new(cfg, self.cfg.cc.build(init), rng, bytes))
+        };
+        (sender, rx)
     }
     fn max_receivers(&self) -> usize {
         usize::MAX

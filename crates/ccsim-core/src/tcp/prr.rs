@@ -5,6 +5,7 @@
 use super::sender::TcpSender;
 use super::Recovery;
 use crate::agent::Ctx;
+use crate::cc::CongestionControl;
 
 /// Proportional Rate Reduction (RFC 9937) accounting of one recovery: bytes delivered to
 /// the receiver and bytes sent since it began, and the pipe when it began (RecoverFS).
@@ -39,7 +40,7 @@ impl Prr {
     }
 }
 
-impl TcpSender {
+impl<C: CongestionControl> TcpSender<C> {
     /// `pipe`: RFC 6675's with SACK; without it, the data outstanding minus the segments
     /// duplicate ACKs reported delivered.
     pub(super) fn prr_pipe(&self) -> u64 {

@@ -5,8 +5,9 @@
 use super::sender::TcpSender;
 use super::Recovery;
 use crate::agent::Ctx;
+use crate::cc::CongestionControl;
 
-impl TcpSender {
+impl<C: CongestionControl> TcpSender<C> {
     /// RFC 6675 transmission during SACK recovery: while `cwnd − pipe ≥ 1 MSS`, or, with
     /// PRR, while `budget` (bytes) holds a segment.
     pub(super) fn sack_send(&mut self, ctx: &mut Ctx, mut budget: Option<i64>) {

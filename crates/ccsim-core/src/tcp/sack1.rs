@@ -21,6 +21,7 @@
 use super::sender::TcpSender;
 use crate::agent::Ctx;
 use crate::cc::AckInfo;
+use crate::cc::CongestionControl;
 use crate::packet::Packet;
 
 /// Sack1's own state beside the sender's.
@@ -34,7 +35,7 @@ pub struct Sack1State {
     pub after_timeout: bool,
 }
 
-impl TcpSender {
+impl<C: CongestionControl> TcpSender<C> {
     /// Adds an ACK's SACK blocks to the scoreboard (after forgetting what the cumulative ACK
     /// covers); true if the SACKed total changed (ns-2 `CheckUpdate`).
     fn sack1_absorb(&mut self, p: &Packet) -> bool {

@@ -38,13 +38,15 @@ use crate::units::{to_secs, Time};
 use std::sync::Arc;
 
 const TIMER_RTO: u16 = 0;
-const TIMER_PACE: u16 = 1;
+pub(super) const TIMER_PACE: u16 = 1;
 
-pub struct TcpSender {
+/// `C`, the congestion controller, is held inline: the sender of the default controller
+/// (Reno) calls it directly; every other one is a `Box<dyn CongestionControl>` (the default).
+pub struct TcpSender<C: CongestionControl = Box<dyn CongestionControl>> {
     pub(super) cfg: Arc<TcpConfig>,
     /// Only kept when `overhead` needs random draws (a ChaCha state is ~300 bytes per flow).
     pub(super) rng: Option<Box<SimRng>>,
-    pub(super) cc: Box<dyn CongestionControl>,
+    pub(super) cc: C,
     pub(super) rtt: RttEstimator,
     pub(super) snd_una: u64,
     pub(super) snd_nxt: u64,
@@ -88,10 +90,10 @@ pub struct TcpSender {
     pub(super) s1: super::sack1::Sack1State,
 }
 
-impl TcpSender {
-    /// A sender for `bytes` bytes (None: an infinite transfer).
-    pub fn new(cfg: Arc<TcpConfig>, rng: SimRng, bytes: Option<u64>) -> Self {
-        let cc = cfg.cc.build(CcInit { initial_cwnd: cfg.initial_window, initial_ssthresh: cfg.initial_ssthresh });
+impl<C: CongestionControl> TcpSender<C> {
+    /// A sender for `bytes` bytes (None: an infinite transfer) with the controller `cc`,
+    /// built from `cfg.cc` at [`TcpSender::cc_init`].
+    pub fn new(cfg: Arc<TcpConfig>, cc: C, rng: SimRng, bytes: Option<u64>) -> Self {
         let gated = cc.paces() || cfg.overhead > 0;
         let mut rng = rng;
         let mut rtt = RttEstimator::new(cfg.rtt_mode, cfg.min_rto, cfg.max_rto, cfg.initial_rto)
@@ -138,6 +140,11 @@ impl TcpSender {
             stats: Default::default(),
             s1: Default::default(),
         }
+    }
+
+    /// What a sender's controller starts from.
+    pub fn cc_init(cfg: &TcpConfig) -> CcInit {
+        CcInit { initial_cwnd: cfg.initial_window, initial_ssthresh: cfg.initial_ssthresh }
     }
 
     /// Window growth on an ACK of new data, capped at `max_cwnd` (ns-2 `maxcwnd_`).
@@ -250,42 +257,6 @@ impl TcpSender {
             p.flags = flags;
         });
         self.arm_rto_if_idle(ctx);
-    }
-
-    /// Pacing gate: true if a segment may leave now; otherwise schedules a wake-up.
-    #[inline]
-    pub(super) fn pace_ok(&mut self, ctx: &mut Ctx) -> bool {
-        debug_assert!(self.gated || self.cc.pacing_rate().is_none(), "a controller that paces must say so in `paces`");
-        if !self.gated || ctx.now >= self.pace_next || (self.cc.pacing_rate().is_none() && self.cfg.overhead == 0) {
-            return true;
-        }
-        if !self.pace_pending {
-            self.pace_pending = true;
-            ctx.timer_at(self.pace_next, TIMER_PACE, 0);
-        }
-        false
-    }
-
-    #[inline]
-    pub(super) fn paced(&mut self, ctx: &Ctx, len: u32) {
-        if self.gated {
-            self.paced_gated(ctx, len);
-        }
-    }
-
-    fn paced_gated(&mut self, ctx: &Ctx, len: u32) {
-        if self.cfg.overhead > 0 {
-            // ns-2 `overhead_`: a random delay before the next transmission (breaks phase
-            // effects of deterministic simulations without reordering).
-            let rng = self.rng.as_mut().expect("an rng is kept whenever overhead > 0");
-            self.pace_next = ctx.now + rng.gen_range(0..self.cfg.overhead);
-        }
-        if let Some(rate) = self.cc.pacing_rate() {
-            if rate > 0.0 {
-                let gap = (self.cfg.data_size(len) as f64 * 8.0 / rate * 1e9) as Time;
-                self.pace_next = ctx.now.max(self.pace_next) + gap;
-            }
-        }
     }
 
     /// Sends as much as window, receiver window and application data allow (go-back-N
@@ -448,7 +419,7 @@ impl TcpSender {
     }
 }
 
-impl Agent for TcpSender {
+impl<C: CongestionControl> Agent for TcpSender<C> {
     fn start(&mut self, ctx: &mut Ctx) {
         self.started_at = ctx.now;
         if !self.established {
