@@ -172,9 +172,11 @@ impl<C: CongestionControl> TcpSender<C> {
     /// Bytes the window allows beyond `snd_una`.
     pub(super) fn window_bytes(&self) -> u64 {
         // Truncation is floor for the non-negative window (and NaN or negatives give 1 as
-        // floor().max(1.0) would), without a software floor call per ACK.
-        let segs = ((self.cc.cwnd() + self.dupwnd) as u64).max(1);
-        (segs * self.mss()).min(self.rwnd)
+        // floor().max(1.0) would), without a software floor call per ACK; through i64, one
+        // conversion instruction (u64 needs a fix-up for 2⁶³ and above: a window no run
+        // reaches, which saturates here instead of wrapping).
+        let segs = ((self.cc.cwnd() + self.dupwnd) as i64).max(1) as u64;
+        segs.saturating_mul(self.mss()).min(self.rwnd)
     }
 
     pub(super) fn inflight(&self) -> u64 {
