@@ -235,12 +235,19 @@ impl CongestionControl for Cubic {
     }
 }
 
+impl super::Builds for CubicConfig {
+    type Controller = Cubic;
+    fn controller(&self, init: CcInit) -> Cubic {
+        Cubic::new(*self, init)
+    }
+}
+
 impl CcConfig for CubicConfig {
     fn kind(&self) -> &'static str {
         "cubic"
     }
     fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
-        Box::new(Cubic::new(*self, init))
+        Box::new(super::Builds::controller(self, init))
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)

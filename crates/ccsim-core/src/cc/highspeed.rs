@@ -258,12 +258,10 @@ impl CongestionControl for HighSpeed {
     }
 }
 
-impl CcConfig for HighSpeedConfig {
-    fn kind(&self) -> &'static str {
-        "highspeed"
-    }
-    fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
-        Box::new(HighSpeed {
+impl super::Builds for HighSpeedConfig {
+    type Controller = HighSpeed;
+    fn controller(&self, init: CcInit) -> HighSpeed {
+        HighSpeed {
             cwnd: init.initial_cwnd,
             ssthresh: init.initial_ssthresh,
             c: *self,
@@ -271,7 +269,16 @@ impl CcConfig for HighSpeedConfig {
             cnt: 0.0,
             first_decrease: true,
             after_timeout: false,
-        })
+        }
+    }
+}
+
+impl CcConfig for HighSpeedConfig {
+    fn kind(&self) -> &'static str {
+        "highspeed"
+    }
+    fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
+        Box::new(super::Builds::controller(self, init))
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)

@@ -152,12 +152,20 @@ pub struct CcInit {
 
 /// A controller's typed configuration (its `cc_params`), which is also its factory: each
 /// TCP sender builds its own controller from it.
-pub trait CcConfig: Send + Sync + std::fmt::Debug {
+pub trait CcConfig: std::any::Any + Send + Sync + std::fmt::Debug {
     /// The scenario name (`cc = "..."`).
     fn kind(&self) -> &'static str;
     fn build(&self, init: CcInit) -> Box<dyn CongestionControl>;
     /// Every parameter, defaults resolved, as scenario values (for reports).
     fn params(&self) -> serde_json::Value;
+}
+
+/// A configuration's concrete controller, for a TCP sender that holds it inline (no virtual
+/// call, no heap block of its own; see `tcp::sender`). Optional for a new controller
+/// (`CcConfig::build` suffices); those here implement it, and their `build` boxes it.
+pub trait Builds: CcConfig {
+    type Controller: CongestionControl + 'static;
+    fn controller(&self, init: CcInit) -> Self::Controller;
 }
 
 /// Parses a controller's own fields (the `cc_params` table, which may be absent).

@@ -11,9 +11,6 @@ use super::{halve, AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
 use crate::config::{Errors, Obj};
 use std::sync::Arc;
 
-/// The scenario name of Reno (`cc = "reno"`).
-pub const KIND: &str = "reno";
-
 pub struct Reno {
     cwnd: f64,
     ssthresh: f64,
@@ -48,12 +45,19 @@ impl CongestionControl for Reno {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RenoConfig;
 
+impl super::Builds for RenoConfig {
+    type Controller = Reno;
+    fn controller(&self, init: CcInit) -> Reno {
+        Reno::new(init)
+    }
+}
+
 impl CcConfig for RenoConfig {
     fn kind(&self) -> &'static str {
-        KIND
+        "reno"
     }
     fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
-        Box::new(Reno::new(init))
+        Box::new(super::Builds::controller(self, init))
     }
     fn params(&self) -> serde_json::Value {
         serde_json::json!({})

@@ -202,11 +202,9 @@ impl Default for WestwoodConfig {
     }
 }
 
-impl CcConfig for WestwoodConfig {
-    fn kind(&self) -> &'static str {
-        "westwood"
-    }
-    fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
+impl super::Builds for WestwoodConfig {
+    type Controller = Westwood;
+    fn controller(&self, init: CcInit) -> Westwood {
         let c = self;
         let literal = c.ack_accounting == "literal";
         let (e, needs): (Box<dyn BandwidthEstimator>, bool) = match c.estimator {
@@ -216,7 +214,16 @@ impl CcConfig for WestwoodConfig {
             "westwood+" => (Box::new(WestwoodPlus::new()), false),
             _ => (Box::new(Tustin::new(c.tau)), false),
         };
-        Box::new(Westwood::new(init, e, needs, c.log_samples))
+        Westwood::new(init, e, needs, c.log_samples)
+    }
+}
+
+impl CcConfig for WestwoodConfig {
+    fn kind(&self) -> &'static str {
+        "westwood"
+    }
+    fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
+        Box::new(super::Builds::controller(self, init))
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)
