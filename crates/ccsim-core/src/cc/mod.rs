@@ -89,6 +89,9 @@ pub struct LossInfo {
     pub ns2_halving: bool,
 }
 
+/// Every method, defaults included, is forwarded by the impl for `Box<T>` in `boxed.rs`: a
+/// method added here must be added there too, or a boxed controller's override of it would
+/// be skipped for the default.
 pub trait CongestionControl: Send {
     fn name(&self) -> &'static str;
     /// Congestion window, segments.
