@@ -69,10 +69,13 @@ def scenario_args(name: str, work: Path) -> list[str]:
 def paired(old: list[float], new: list[float], resamples: int = 2000) -> tuple[float, float, float]:
     """Median of the ratios new[i] / old[i] and its 95 % bootstrap interval (percentiles of
     the medians of `resamples` resamples with replacement; seeded, so repeatable)."""
-    ratios = [n / o for o, n in zip(old, new)]
+    ratios = [n / o for o, n in zip(old, new) if o > 0]  # a run reported as 0.000 s has no ratio
+    if not ratios:
+        return float("nan"), float("nan"), float("nan")
     rng = random.Random(1)
     meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(resamples))
-    return statistics.median(ratios), meds[int(0.025 * resamples)], meds[int(0.975 * resamples) - 1]
+    cut = int(0.025 * resamples)
+    return statistics.median(ratios), meds[cut], meds[resamples - 1 - cut]
 
 
 def run(exe: Path, args: list[str], pin: str | None = None) -> tuple[float, str]:

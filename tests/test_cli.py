@@ -196,6 +196,9 @@ def test_ab_runner_scenarios_and_output(tmp_path):
     assert abs(m - 0.9) < 1e-12 and abs(lo - 0.9) < 1e-12 and abs(hi - 0.9) < 1e-12
     m, lo, hi = ab.paired([1.0] * 9, [0.8, 0.9, 1.0, 1.1, 1.2, 0.95, 1.05, 0.85, 1.15])
     assert m == 1.0 and lo < 1.0 < hi
+    # A run reported as 0.000 s (under a millisecond) has no ratio; none at all gives NaN.
+    assert ab.paired([0.0, 1.0, 1.0], [1.0, 0.5, 0.5])[0] == 0.5
+    assert all(x != x for x in ab.paired([0.0], [1.0]))
     # Seeded: the same times give the same interval.
     assert ab.paired([1.0, 1.1, 0.9, 1.2], [1.0] * 4) == ab.paired([1.0, 1.1, 0.9, 1.2], [1.0] * 4)
 

@@ -173,8 +173,8 @@ impl<C: CongestionControl> TcpSender<C> {
     pub(super) fn window_bytes(&self) -> u64 {
         // Truncation is floor for the non-negative window (and NaN or negatives give 1 as
         // floor().max(1.0) would), without a software floor call per ACK; through i64, one
-        // conversion instruction (u64 needs a fix-up for 2⁶³ and above: a window no run
-        // reaches, which saturates here instead of wrapping).
+        // conversion instruction (u64 needs a fix-up for 2⁶³ and above). A window of 2⁶⁴/mss
+        // segments or more, which no run reaches, gives `rwnd` here instead of wrapping.
         let segs = ((self.cc.cwnd() + self.dupwnd) as i64).max(1) as u64;
         segs.saturating_mul(self.mss()).min(self.rwnd)
     }
