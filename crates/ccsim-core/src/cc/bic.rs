@@ -173,19 +173,12 @@ impl CongestionControl for Bic {
     }
 }
 
-impl super::Builds for BicConfig {
-    type Controller = Bic;
-    fn controller(&self, init: CcInit) -> Bic {
-        Bic::new(*self, init)
-    }
-}
-
 impl CcConfig for BicConfig {
     fn kind(&self) -> &'static str {
         "bic"
     }
     fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
-        Box::new(super::Builds::controller(self, init))
+        Box::new(Bic::new(*self, init))
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)

@@ -235,19 +235,12 @@ impl CongestionControl for Cubic {
     }
 }
 
-impl super::Builds for CubicConfig {
-    type Controller = Cubic;
-    fn controller(&self, init: CcInit) -> Cubic {
-        Cubic::new(*self, init)
-    }
-}
-
 impl CcConfig for CubicConfig {
     fn kind(&self) -> &'static str {
         "cubic"
     }
     fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
-        Box::new(super::Builds::controller(self, init))
+        Box::new(Cubic::new(*self, init))
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)

@@ -182,19 +182,12 @@ impl CongestionControl for Eimd {
     }
 }
 
-impl super::Builds for EimdConfig {
-    type Controller = Eimd;
-    fn controller(&self, init: CcInit) -> Eimd {
-        Eimd { cwnd: init.initial_cwnd, ssthresh: init.initial_ssthresh, c: *self, u: self.u(), w_max: 0.0, epoch: None }
-    }
-}
-
 impl CcConfig for EimdConfig {
     fn kind(&self) -> &'static str {
         "eimd"
     }
     fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
-        Box::new(super::Builds::controller(self, init))
+        Box::new(Eimd { cwnd: init.initial_cwnd, ssthresh: init.initial_ssthresh, c: *self, u: self.u(), w_max: 0.0, epoch: None })
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)

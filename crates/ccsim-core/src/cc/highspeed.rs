@@ -258,10 +258,12 @@ impl CongestionControl for HighSpeed {
     }
 }
 
-impl super::Builds for HighSpeedConfig {
-    type Controller = HighSpeed;
-    fn controller(&self, init: CcInit) -> HighSpeed {
-        HighSpeed {
+impl CcConfig for HighSpeedConfig {
+    fn kind(&self) -> &'static str {
+        "highspeed"
+    }
+    fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
+        Box::new(HighSpeed {
             cwnd: init.initial_cwnd,
             ssthresh: init.initial_ssthresh,
             c: *self,
@@ -269,16 +271,7 @@ impl super::Builds for HighSpeedConfig {
             cnt: 0.0,
             first_decrease: true,
             after_timeout: false,
-        }
-    }
-}
-
-impl CcConfig for HighSpeedConfig {
-    fn kind(&self) -> &'static str {
-        "highspeed"
-    }
-    fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
-        Box::new(super::Builds::controller(self, init))
+        })
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)

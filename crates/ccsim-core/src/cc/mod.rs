@@ -90,8 +90,8 @@ pub struct LossInfo {
 }
 
 /// Every method, defaults included, is forwarded by the impl for `Box<T>` in `boxed.rs`: a
-/// method added here must be added there too, or a boxed controller's override of it would
-/// be skipped for the default.
+/// method added here must be added there too (and to its test's spy), or a boxed
+/// controller's override of it would be skipped for the default.
 pub trait CongestionControl: Send {
     fn name(&self) -> &'static str;
     /// Congestion window, segments.
@@ -161,14 +161,6 @@ pub trait CcConfig: std::any::Any + Send + Sync + std::fmt::Debug {
     fn build(&self, init: CcInit) -> Box<dyn CongestionControl>;
     /// Every parameter, defaults resolved, as scenario values (for reports).
     fn params(&self) -> serde_json::Value;
-}
-
-/// A configuration's concrete controller, for a TCP sender that holds it inline (no virtual
-/// call, no heap block of its own; see `tcp::sender`). Optional for a new controller
-/// (`CcConfig::build` suffices); those here implement it, and their `build` boxes it.
-pub trait Builds: CcConfig {
-    type Controller: CongestionControl + 'static;
-    fn controller(&self, init: CcInit) -> Self::Controller;
 }
 
 /// Parses a controller's own fields (the `cc_params` table, which may be absent).

@@ -45,19 +45,12 @@ impl CongestionControl for Reno {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RenoConfig;
 
-impl super::Builds for RenoConfig {
-    type Controller = Reno;
-    fn controller(&self, init: CcInit) -> Reno {
-        Reno::new(init)
-    }
-}
-
 impl CcConfig for RenoConfig {
     fn kind(&self) -> &'static str {
         "reno"
     }
     fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
-        Box::new(super::Builds::controller(self, init))
+        Box::new(Reno::new(init))
     }
     fn params(&self) -> serde_json::Value {
         serde_json::json!({})

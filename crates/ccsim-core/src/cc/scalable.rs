@@ -59,19 +59,12 @@ impl CongestionControl for Scalable {
     }
 }
 
-impl super::Builds for ScalableConfig {
-    type Controller = Scalable;
-    fn controller(&self, init: CcInit) -> Scalable {
-        Scalable { cwnd: init.initial_cwnd, ssthresh: init.initial_ssthresh, c: *self }
-    }
-}
-
 impl CcConfig for ScalableConfig {
     fn kind(&self) -> &'static str {
         "scalable"
     }
     fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
-        Box::new(super::Builds::controller(self, init))
+        Box::new(Scalable { cwnd: init.initial_cwnd, ssthresh: init.initial_ssthresh, c: *self })
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)

@@ -202,9 +202,11 @@ impl Default for WestwoodConfig {
     }
 }
 
-impl super::Builds for WestwoodConfig {
-    type Controller = Westwood;
-    fn controller(&self, init: CcInit) -> Westwood {
+impl CcConfig for WestwoodConfig {
+    fn kind(&self) -> &'static str {
+        "westwood"
+    }
+    fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
         let c = self;
         let literal = c.ack_accounting == "literal";
         let (e, needs): (Box<dyn BandwidthEstimator>, bool) = match c.estimator {
@@ -214,16 +216,7 @@ impl super::Builds for WestwoodConfig {
             "westwood+" => (Box::new(WestwoodPlus::new()), false),
             _ => (Box::new(Tustin::new(c.tau)), false),
         };
-        Westwood::new(init, e, needs, c.log_samples)
-    }
-}
-
-impl CcConfig for WestwoodConfig {
-    fn kind(&self) -> &'static str {
-        "westwood"
-    }
-    fn build(&self, init: CcInit) -> Box<dyn CongestionControl> {
-        Box::new(super::Builds::controller(self, init))
+        Box::new(Westwood::new(init, e, needs, c.log_samples))
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)
