@@ -28,7 +28,7 @@
 
 use super::{AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
 use crate::config::{Errors, Obj};
-use crate::units::{Time, SEC};
+use crate::units::{floor, Time, SEC};
 use std::sync::Arc;
 
 const B: u64 = 4;
@@ -154,8 +154,8 @@ impl CongestionControl for Bic {
         let cnt = if old { (self.cnt + 1) as f64 } else { self.cnt as f64 };
         self.acked += info.acked_segs;
         if self.acked >= cnt {
-            let inc = (self.acked / cnt).floor();
-            self.cwnd = self.cwnd.floor() + inc;
+            let inc = floor(self.acked / cnt);
+            self.cwnd = floor(self.cwnd) + inc;
             self.acked -= inc * cnt;
         }
     }

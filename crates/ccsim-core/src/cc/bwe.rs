@@ -12,7 +12,7 @@
 //! cumulative ACK after duplicates is reduced by what they already counted, at most two
 //! segments per ACK), except `westwood+`, which counts as Linux does.
 
-use crate::units::Time;
+use crate::units::{floor, Time};
 
 /// What an estimator is told about one ACK.
 #[derive(Clone, Copy, Debug, Default)]
@@ -198,7 +198,7 @@ impl BandwidthEstimator for Tustin {
             return None;
         }
         let half = self.tau / 2.0;
-        let mut n = (delta / half).floor();
+        let mut n = floor(delta / half);
         delta -= n * half;
         if delta < 0.010 && n > 0.0 {
             delta = half;

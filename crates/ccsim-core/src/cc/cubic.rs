@@ -23,7 +23,7 @@
 use super::hystart::{HyStart, HyStartConfig};
 use super::{AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
 use crate::config::{Errors, Obj};
-use crate::units::{to_secs, Time};
+use crate::units::{floor, to_secs, Time};
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -141,7 +141,7 @@ impl Cubic {
 
     fn avoid_v21(&mut self, info: &AckInfo, t: f64) {
         let delay_min = to_secs(info.min_rtt);
-        let cwnd = self.cwnd.floor();
+        let cwnd = floor(self.cwnd);
         let target = self.w(t + delay_min);
         let mut cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100.0 * cwnd };
         if delay_min > 0.0 && t >= self.k {
@@ -153,7 +153,7 @@ impl Cubic {
         }
         if self.c.tcp_friendliness {
             self.ack_cnt += info.acked_segs;
-            let delta = (cwnd * 23.0 / 8.0).floor().max(1.0);
+            let delta = floor(cwnd * 23.0 / 8.0).max(1.0);
             while self.ack_cnt > delta {
                 self.ack_cnt -= delta;
                 self.w_est += 1.0;
@@ -165,7 +165,7 @@ impl Cubic {
         let cnt = cnt.max(1.0);
         self.acked += info.acked_segs;
         if self.acked >= cnt {
-            let inc = (self.acked / cnt).floor();
+            let inc = floor(self.acked / cnt);
             self.cwnd = cwnd + inc;
             self.acked -= inc * cnt;
         }

@@ -18,6 +18,7 @@
 
 use super::{AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
 use crate::config::{Errors, Obj};
+use crate::units::floor;
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -199,8 +200,8 @@ impl HighSpeed {
     fn decrease(&self, w: f64) -> f64 {
         match self.c.variant {
             Variant::Linux => {
-                let w = w.floor();
-                w - (w * LINUX[self.ai].1 as f64 / 256.0).floor()
+                let w = floor(w);
+                w - floor(w * LINUX[self.ai].1 as f64 / 256.0)
             }
             Variant::Ns2 if self.first_decrease || self.cwnd < self.ssthresh || self.after_timeout => w / 2.0,
             _ => w * (1.0 - self.c.b(w)),
@@ -218,7 +219,7 @@ impl CongestionControl for HighSpeed {
         if self.cwnd < self.ssthresh {
             let ms = self.c.max_ssthresh;
             if ms > 0.0 && self.cwnd > ms {
-                let k = (self.cwnd / (0.5 * ms)).floor().max(1.0);
+                let k = floor(self.cwnd / (0.5 * ms)).max(1.0);
                 self.cwnd += credit / k;
             } else {
                 self.cwnd = super::reno_increase(self.cwnd, self.ssthresh, credit);

@@ -195,7 +195,7 @@ impl<C: CongestionControl> TcpSender<C> {
         self.round_ssthresh();
         if !self.cfg.precision_reduce {
             // ns-2 `precisionReduce_ false`: cwnd = (int)(window() / 2).
-            self.cc.set_cwnd(self.cc.cwnd().floor());
+            self.cc.set_cwnd(crate::units::floor(self.cc.cwnd()));
         }
     }
 

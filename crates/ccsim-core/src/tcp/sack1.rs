@@ -105,8 +105,11 @@ impl<C: CongestionControl> TcpSender<C> {
         }
         let mss = self.mss();
         self.recover = self.snd_max;
-        let counted =
-            if self.cfg.sack1_pipe_from_cwnd { self.cc.cwnd().floor() as i64 } else { (self.snd_max - self.snd_una).div_ceil(mss) as i64 };
+        let counted = if self.cfg.sack1_pipe_from_cwnd {
+            crate::units::floor(self.cc.cwnd()) as i64
+        } else {
+            (self.snd_max - self.snd_una).div_ceil(mss) as i64
+        };
         self.s1.pipe = counted - self.cfg.dupthresh as i64;
         self.timed = None;
         self.arm_rto(ctx);

@@ -34,7 +34,7 @@ use crate::agent::{Agent, Ctx};
 use crate::cc::{AckInfo, CcInit, CongestionControl, LossInfo};
 use crate::packet::{Kind, Packet};
 use crate::rng::{Rng, SimRng};
-use crate::units::{to_secs, Time};
+use crate::units::{floor, to_secs, Time};
 use std::sync::Arc;
 
 const TIMER_RTO: u16 = 0;
@@ -150,7 +150,7 @@ impl<C: CongestionControl> TcpSender<C> {
     /// Window growth on an ACK of new data, capped at `max_cwnd` (ns-2 `maxcwnd_`).
     fn grow(&mut self, info: &AckInfo) {
         self.cc.on_ack(info);
-        if self.cfg.max_cwnd > 0.0 && self.cc.cwnd().floor() > self.cfg.max_cwnd {
+        if self.cfg.max_cwnd > 0.0 && floor(self.cc.cwnd()) > self.cfg.max_cwnd {
             self.cc.set_cwnd(self.cfg.max_cwnd);
         }
     }
@@ -160,7 +160,7 @@ impl<C: CongestionControl> TcpSender<C> {
         if self.cfg.integer_ssthresh {
             let s = self.cc.ssthresh();
             if s.is_finite() && s < 1e15 {
-                self.cc.set_ssthresh(s.floor().max(2.0));
+                self.cc.set_ssthresh(floor(s).max(2.0));
             }
         }
     }
@@ -189,7 +189,7 @@ impl<C: CongestionControl> TcpSender<C> {
         let w = self.cc.cwnd().min(rwnd_segs);
         LossInfo {
             now,
-            window: if self.cfg.precision_reduce { w } else { w.floor() },
+            window: if self.cfg.precision_reduce { w } else { floor(w) },
             inflight: self.inflight(),
             mss: self.cfg.mss,
             min_rtt: self.rtt.min_rtt,
