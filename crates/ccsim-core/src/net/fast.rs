@@ -68,6 +68,9 @@ impl Network {
         for v in 0..n {
             if ok[v] && !endpoint[v] && !ins[v].is_empty() {
                 self.router_of[v] = self.routers.len() as u32;
+                for &l in &ins[v] {
+                    self.links[l as usize].far_router = self.routers.len() as u32;
+                }
                 let r = BatchRouter::new(v as u32, std::mem::take(&mut ins[v]), look[v], self.inbox_policy);
                 self.routers.push(r);
             }
@@ -82,7 +85,9 @@ impl Network {
     /// Lets node `v`'s agent take packets ahead of the clock: its only incoming and
     /// outgoing directions must be lazy (checked by the caller).
     pub fn set_early_node(&mut self, v: u32) {
-        self.early_node[v as usize] = true;
+        for &l in &self.in_links[v as usize] {
+            self.links[l as usize].far_early = true;
+        }
     }
 
     /// The only incoming and outgoing directions of node `v`, if both are lazy.

@@ -37,11 +37,16 @@ pub struct LinkDir {
     pub(super) txend_pending: bool,
     /// Whether this is the scenario's `a->b` direction.
     pub forward: bool,
+    /// The far node's agent takes packets ahead of the clock (see [`Network::early`]).
+    pub(super) far_early: bool,
     /// `LinkArrive` events in the heap made void because their packets were handed to
     /// the far node's agent ahead of the clock (see [`Network::early`]).
     pub(super) void_arrivals: u32,
     /// `TxEnd` events in the heap made void by a departure taken early (see `enqueue`).
     pub(super) void_txends: u32,
+    /// The far node's batch router (its index, [`super::NO_ROUTE`]: not one): kept here,
+    /// beside `to`, as `far_early`, so that a crossing's end reads no table indexed by node.
+    pub(super) far_router: u32,
     /// Set when this direction runs event-free (see [`lazy`]); `queue` then stays empty.
     pub(super) lazy: Option<LazyFifo>,
     pub stats: QueueStats,
@@ -87,6 +92,8 @@ impl LinkDir {
             qbytes: 0,
             txend_pending: false,
             void_txends: 0,
+            far_router: super::NO_ROUTE,
+            far_early: false,
             ser: Serializer::new(rate_bps),
             stats: QueueStats::default(),
             capture: None,

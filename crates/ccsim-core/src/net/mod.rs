@@ -71,8 +71,6 @@ pub struct Network {
     /// What batch routers ask to be brought into the cache ahead of use.
     prefetch: crate::prefetch::Level,
     scan_buf: Vec<router::Scanned>,
-    /// Nodes whose agent may take packets ahead of the clock (set by the simulation).
-    early_node: Vec<bool>,
     /// Packets for such nodes, decided to arrive at `.0` (with the event sequence number
     /// they would have had, `.1`) over direction `.2`, packet `.3`, having started
     /// serialization there at `.4`: the simulation hands them to the agent after the
@@ -109,7 +107,6 @@ impl Network {
             batch_buf: Vec::new(),
             prefetch: crate::prefetch::Level::None,
             scan_buf: Vec::new(),
-            early_node: vec![false; n],
             early: Vec::new(),
             read_horizon: 0,
             dropped: Vec::with_capacity(16),
@@ -327,11 +324,11 @@ impl Network {
             let link = &mut self.links[ld as usize];
             let to = link.to as usize;
             let seq = sched.next_seq();
-            if self.early_node[to] && dst == far {
+            if link.far_early && dst == far {
                 self.early.push((arr, seq, ld, id, start));
                 return;
             }
-            let ri = self.router_of[to];
+            let ri = link.far_router;
             if ri != NO_ROUTE {
                 // Into a batch router's line or inbox: its `NodeArrive` event takes it.
                 let r = &mut self.routers[ri as usize];
