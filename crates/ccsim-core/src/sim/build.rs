@@ -116,7 +116,7 @@ impl Simulation {
             }
             let receiver = receivers.remove(0);
             flows.push(FlowSlot {
-                name: f.name,
+                name: f.name.into_boxed_str(),
                 kind: f.app.kind(),
                 src: f.src,
                 dst,

@@ -215,7 +215,7 @@ impl Simulation {
         let receiver_completes = st.spec.transport.receiver_completes();
         st.alive += 1;
         let slot = FlowSlot {
-            name: String::new(),
+            name: Box::default(),
             kind,
             src,
             dst,

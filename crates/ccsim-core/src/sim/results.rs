@@ -104,7 +104,7 @@ impl Simulation {
             to_secs(end.saturating_sub(begin))
         };
         flows.push("flow", i64col(&|i| i as i64));
-        flows.push("name", Column::Str(slots.iter().map(|s| s.name.clone()).collect()));
+        flows.push("name", Column::Str(slots.iter().map(|s| s.name.to_string()).collect()));
         flows.push("kind", Column::Str(slots.iter().map(|s| s.kind.to_string()).collect()));
         flows.push("src", Column::Str(slots.iter().map(|s| nodes[s.src as usize].name.clone()).collect()));
         let dst_names = |s: &super::FlowSlot| s.receivers().map(|r| nodes[r.node as usize].name.as_str()).collect::<Vec<_>>().join(",");
@@ -209,7 +209,7 @@ impl Simulation {
         let (mut d_flow, mut d_name, mut d_link, mut d_reason, mut d_dir, mut d_pkts, mut d_bytes) =
             (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
         // The scenario's flows, then each generator's flows together (flow = -1).
-        let static_sites = st.iter().enumerate().map(|(i, s)| (i as i64, slots[i].name.as_str(), &s.drop_sites));
+        let static_sites = st.iter().enumerate().map(|(i, s)| (i as i64, &*slots[i].name, &s.drop_sites));
         let gen_sites = self.gens.iter().map(|g| (-1i64, g.spec.name.as_str(), &g.drop_sites));
         for (i, name, sites) in static_sites.chain(gen_sites) {
             for site in sites {
@@ -343,7 +343,7 @@ impl Simulation {
             let end = s.stop.unwrap_or(now).min(now);
             for r in s.receivers() {
                 flow.push(i as i64);
-                name.push(s.name.clone());
+                name.push(s.name.to_string());
                 node.push(nodes[r.node as usize].name.clone());
                 stats.push(if r.rx == crate::agent::NO_RX { &self.core.flows[i] } else { &self.core.rx[r.rx as usize] });
                 windows.push(to_secs(end.saturating_sub(begin)));
