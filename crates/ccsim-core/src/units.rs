@@ -151,6 +151,8 @@ pub struct Serializer {
 
 impl Serializer {
     pub fn new(rate_bps: u64) -> Self {
+        // Scenarios refuse rates below 1 bit/s; 0 here would read as "whole, 0 ns per byte".
+        debug_assert!(rate_bps > 0, "a link's rate is at least 1 bit/s");
         // Whole, and small enough that bytes (< 2³²) times it fits a u64 (rates ≥ 2 bit/s).
         let whole = rate_bps > 0 && 8_000_000_000 % rate_bps == 0 && 8_000_000_000 / rate_bps <= u32::MAX as u64;
         if whole {

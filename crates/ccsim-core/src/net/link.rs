@@ -44,8 +44,8 @@ pub struct LinkDir {
     pub(super) void_arrivals: u32,
     /// `TxEnd` events in the heap made void by a departure taken early (see `enqueue`).
     pub(super) void_txends: u32,
-    /// The far node's batch router (its index, [`super::NO_ROUTE`]: not one): kept here,
-    /// beside `to`, as `far_early`, so that a crossing's end reads no table indexed by node.
+    /// The far node's batch router (its index, [`super::NO_ROUTE`]: not one). Kept here,
+    /// as `far_early` is, so that a crossing's end reads no table indexed by node.
     pub(super) far_router: u32,
     /// Set when this direction runs event-free (see [`lazy`]); `queue` then stays empty.
     pub(super) lazy: Option<LazyFifo>,
