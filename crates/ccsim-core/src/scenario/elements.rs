@@ -6,8 +6,8 @@ use super::topology::Topology;
 use super::{ElementSpec, Filter};
 use crate::config::{show, Errors, Obj};
 use crate::element::LOCAL;
+use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// Element kinds by scenario name: one line per kind.
 pub const ELEMENT_KINDS: &[(&str, crate::element::ElementParser)] = &[

@@ -5,8 +5,8 @@ use super::topology::Topology;
 use super::FlowSpec;
 use crate::agent::{FlowConfig, FlowParser};
 use crate::config::{show, Errors, Obj};
+use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// Flow kinds by scenario name: one line per kind.
 pub const FLOW_KINDS: &[(&str, FlowParser)] =
@@ -52,17 +52,17 @@ pub(crate) struct Flows {
 /// list of nodes: a multicast flow), `start`,
 /// `start_jitter`, `stop`, and the kind's own fields.
 pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mut Errors) -> Flows {
-    let mut out = Flows { flows: Vec::new(), names: HashMap::new() };
+    let mut out = Flows { flows: Vec::new(), names: HashMap::default() };
     let Some(fv) = top.get("flows") else { return out };
     let Value::Array(items) = fv else {
         errs.add("flows", format!("expected an array of tables ([[flows]]), got {}", show(fv)));
         return out;
     };
     for (i, item) in items.iter().enumerate() {
-        let path = format!("flows[{i}]");
+        let path = super::numbered("flows[", i, "]");
         let Some(mut o) = Obj::new(item, &path, errs) else { continue };
         let count = o.int("count", 1, 1_000_000, errs).unwrap_or(1);
-        let name = o.string("name", errs).map(str::to_string).unwrap_or_else(|| format!("flow{i}"));
+        let name = o.string("name", errs).map(str::to_string).unwrap_or_else(|| super::numbered("flow", i, ""));
         let src = o.req_string("src", errs);
         let dst = receivers(&mut o, errs);
         let start = o.time("start", errs).unwrap_or(0);
@@ -91,10 +91,11 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
         let dst_path = o.at("dst");
         o.finish(errs);
         for k in 0..count {
-            let sub = |s: &str| if count > 1 || s.contains("{i}") { s.replace("{i}", &k.to_string()) } else { s.to_string() };
+            let ks = super::numbered("", k as usize, "");
+            let sub = |s: &str| if count > 1 || s.contains("{i}") { s.replace("{i}", &ks) } else { s.to_string() };
             let mut fname = sub(&name);
             if count > 1 && !name.contains("{i}") {
-                fname = format!("{name}-{k}");
+                fname = [name.as_str(), "-", &ks].concat();
             }
             let s = sub(src);
             let Some(si) = topo.nodes.get(&s) else {

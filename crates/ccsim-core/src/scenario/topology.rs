@@ -7,8 +7,8 @@ use crate::config::{show, Errors, Obj};
 use crate::loss::LossConfig;
 use crate::queue::{LinkInfo, QueueConfig};
 use crate::units::Time;
+use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The validated topology.
@@ -264,12 +264,12 @@ fn parse_dumbbell(d: &mut Obj, errs: &mut Errors, nodes: &mut Nodes, links: &mut
         return;
     };
     for i in 0..n {
-        add_node(&format!("s{i}"), errs);
+        add_node(&super::numbered("s", i, ""), errs);
     }
     add_node("r0", errs);
     add_node("r1", errs);
     for j in 0..m {
-        add_node(&format!("d{j}"), errs);
+        add_node(&super::numbered("d", j, ""), errs);
     }
     // Each access link direction builds its own queue instance from the one configuration.
     let access = |name: String, delay: Time| LinkParts {
@@ -281,8 +281,8 @@ fn parse_dumbbell(d: &mut Obj, errs: &mut Errors, nodes: &mut Nodes, links: &mut
     };
     for i in 0..n {
         let delay = delays.as_ref().map(|v| v[i]).unwrap_or(a_delay.unwrap_or(0));
-        let parts = access(format!("s{i}-r0"), delay);
-        links.push((format!("dumbbell (sender {i})"), format!("s{i}"), "r0".into(), parts));
+        let parts = access(super::numbered("s", i, "-r0"), delay);
+        links.push((super::numbered("dumbbell (sender ", i, ")"), super::numbered("s", i, ""), "r0".into(), parts));
     }
     links.push((
         "dumbbell".into(),
@@ -293,8 +293,8 @@ fn parse_dumbbell(d: &mut Obj, errs: &mut Errors, nodes: &mut Nodes, links: &mut
     let rdelays = per_sender_delays(d, "receiver_delays", m, errs);
     for j in 0..m {
         let delay = rdelays.as_ref().map(|v| v[j]).unwrap_or(a_delay.unwrap_or(0));
-        let parts = access(format!("r1-d{j}"), delay);
-        links.push((format!("dumbbell (receiver {j})"), "r1".into(), format!("d{j}"), parts));
+        let parts = access(super::numbered("r1-d", j, ""), delay);
+        links.push((super::numbered("dumbbell (receiver ", j, ")"), "r1".into(), super::numbered("d", j, ""), parts));
     }
 }
 

@@ -26,10 +26,10 @@ impl Simulation {
         let mut queue_kinds = Vec::with_capacity(spec.links.len() * 2);
         for l in &spec.links {
             for (dir, (from, to)) in [(l.a, l.b), (l.b, l.a)].into_iter().enumerate() {
-                let dname = format!("{}->{}", spec.nodes[from as usize], spec.nodes[to as usize]);
+                let dname = [spec.nodes[from as usize].as_str(), "->", &spec.nodes[to as usize]].concat();
                 let tag = if dir == 0 { "ab" } else { "ba" };
-                let queue = l.queue[dir].build(stream(seed, &format!("link:{}:{tag}:queue", l.name)));
-                let loss = l.loss[dir].as_ref().map(|m| m.build(stream(seed, &format!("link:{}:{tag}:loss", l.name))));
+                let queue = l.queue[dir].build(stream(seed, &["link:", &l.name, ":", tag, ":queue"].concat()));
+                let loss = l.loss[dir].as_ref().map(|m| m.build(stream(seed, &["link:", &l.name, ":", tag, ":loss"].concat())));
                 links.push(LinkDir::new(dname, l.name.clone(), dir == 0, from, to, l.rate_bps, l.delay, queue, loss));
                 queue_kinds.push(l.queue[dir].kind());
             }
@@ -87,7 +87,7 @@ impl Simulation {
         let mut flows = Vec::with_capacity(spec.flows.len());
         let mut rx_count = 0u32;
         for (i, f) in spec.flows.into_iter().enumerate() {
-            let (sender, agents) = f.app.build(stream(seed, &format!("flow:{}", f.name)), None, f.dsts.len());
+            let (sender, agents) = f.app.build(stream(seed, &["flow:", &f.name].concat()), None, f.dsts.len());
             let multi = f.dsts.len() > 1;
             let dst = if multi {
                 net.add_group(f.src, &f.dsts).ok_or_else(|| format!("flow {}: a receiver is unreachable", f.name))?
@@ -106,7 +106,7 @@ impl Simulation {
                 .collect();
             let start = if f.start_jitter > 0 {
                 use crate::rng::Rng;
-                f.start + stream(seed, &format!("flow:{}:start", f.name)).gen_range(0..f.start_jitter)
+                f.start + stream(seed, &["flow:", &f.name, ":start"].concat()).gen_range(0..f.start_jitter)
             } else {
                 f.start
             };
