@@ -6,8 +6,8 @@
 
 fn report(r: &ccsim_core::bench::BenchResult) {
     println!(
-        "{}: {} flows, {} s simulated: {} events in {:.3} s = {:.2} M events/s; {} bottleneck packets = {:.2} M pkts/s; goodput {:.1} Mb/s; peak packets {}",
-        r.name, r.flows, r.sim_s, r.events, r.wall_s, r.events_per_s / 1e6, r.bottleneck_pkts, r.bottleneck_pkts_per_s / 1e6, r.goodput_bps / 1e6, r.peak_packets
+        "{}: {} flows, {} s simulated: {} events in {:.3} s = {:.2} M events/s; {} bottleneck packets = {:.2} M pkts/s; goodput {:.1} Mb/s; peak packets {}; set-up {:.4} s",
+        r.name, r.flows, r.sim_s, r.events, r.wall_s, r.events_per_s / 1e6, r.bottleneck_pkts, r.bottleneck_pkts_per_s / 1e6, r.goodput_bps / 1e6, r.peak_packets, r.setup_s
     );
 }
 

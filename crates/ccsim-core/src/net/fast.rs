@@ -56,22 +56,22 @@ impl Network {
             endpoint[b as usize] = true;
         }
         let mut ok = vec![true; n];
-        let mut ins: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut look = vec![Time::MAX; n];
-        for (i, l) in self.links.iter().enumerate() {
+        for l in &self.links {
             let lazy = l.lazy.is_some();
             ok[l.from as usize] &= lazy;
             ok[l.to as usize] &= lazy && l.delay > 0;
-            ins[l.to as usize].push(i as u32);
             look[l.to as usize] = look[l.to as usize].min(l.delay);
         }
         for v in 0..n {
-            if ok[v] && !endpoint[v] && !ins[v].is_empty() {
+            let ins = self.in_links.of(v as u32);
+            if ok[v] && !endpoint[v] && !ins.is_empty() {
                 self.router_of[v] = self.routers.len() as u32;
-                for &l in &ins[v] {
+                let ins = ins.to_vec();
+                for &l in &ins {
                     self.links[l as usize].far_router = self.routers.len() as u32;
                 }
-                let r = BatchRouter::new(v as u32, std::mem::take(&mut ins[v]), look[v], self.inbox_policy);
+                let r = BatchRouter::new(v as u32, ins, look[v], self.inbox_policy);
                 self.routers.push(r);
             }
         }
@@ -85,7 +85,7 @@ impl Network {
     /// Lets node `v`'s agent take packets ahead of the clock: its only incoming and
     /// outgoing directions must be lazy (checked by the caller).
     pub fn set_early_node(&mut self, v: u32) {
-        for &l in &self.in_links[v as usize] {
+        for &l in self.in_links.of(v) {
             self.links[l as usize].far_early = true;
         }
     }
@@ -96,7 +96,7 @@ impl Network {
         if out == NO_ROUTE || self.links[out as usize].lazy.is_none() {
             return None;
         }
-        match self.in_links[v as usize].as_slice() {
+        match self.in_links.of(v) {
             &[i] if self.links[i as usize].lazy.is_some() => Some((i, out)),
             _ => None,
         }

@@ -14,8 +14,8 @@ use std::collections::VecDeque;
 /// Laid out by hand (`repr(C)`), hottest first and on cache-line boundaries: what every
 /// packet's crossing reads (times, serializer, far node, propagation line) in the first
 /// two 64-byte lines, the lazy ledger's state in the next two, the counters after them,
-/// and what only set-up, tracing and results touch (names, the queue discipline object,
-/// logs) last.
+/// and what only set-up, tracing and results touch (the queue discipline object, logs)
+/// last. Its name and its link's are not kept here (see [`LinkDir::name`]).
 #[repr(C, align(64))]
 pub struct LinkDir {
     /// When the transmitter is free again.
@@ -58,17 +58,11 @@ pub struct LinkDir {
     /// Every packet event on this direction (ns-2's trace), when a `packets` trace asks.
     pub packet_log: Option<Box<PacketLog>>,
     pub rate_bps: u64,
-    /// `"from->to"` with node names.
-    pub name: String,
-    /// The duplex link's name (as in the scenario).
-    pub link_name: String,
 }
 
 impl LinkDir {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        name: String,
-        link_name: String,
         forward: bool,
         from: u32,
         to: u32,
@@ -78,8 +72,6 @@ impl LinkDir {
         loss: Option<Box<dyn LossModel>>,
     ) -> Self {
         LinkDir {
-            name,
-            link_name,
             forward,
             from,
             to,
@@ -104,6 +96,12 @@ impl LinkDir {
             cut_ok: false,
             void_arrivals: 0,
         }
+    }
+
+    /// `"from->to"` with the names of `nodes` (this direction's name in results and traces;
+    /// built when asked, not kept: large worlds have tens of thousands of directions).
+    pub fn name(&self, nodes: &[super::Node]) -> String {
+        [nodes[self.from as usize].name.as_str(), "->", &nodes[self.to as usize].name].concat()
     }
 
     /// Offers packet `id` to this lazy direction at time `at` (not before any earlier
@@ -325,7 +323,7 @@ mod tests {
 
     /// What every crossing reads sits in the first lines: two lines of times, serializer,
     /// far node and propagation line, then the lazy ledger's state, then the counters
-    /// (their per-packet part on one line); names, logs and the queue object after.
+    /// (their per-packet part on one line); logs and the queue object after.
     #[test]
     fn hot_fields_lead() {
         use std::mem::{align_of, offset_of};
@@ -347,6 +345,6 @@ mod tests {
         for off in [offset_of!(QueueStats, arrivals), offset_of!(QueueStats, busy_ns), offset_of!(QueueStats, max_bytes)] {
             assert!(off < 64, "{off}");
         }
-        assert!(offset_of!(LinkDir, queue) >= s + 64 && offset_of!(LinkDir, name) > s);
+        assert!(offset_of!(LinkDir, queue) >= s + 64 && offset_of!(LinkDir, rate_bps) > s);
     }
 }

@@ -53,6 +53,39 @@ pub struct Node {
     pub name: String,
 }
 
+/// Per node, the link directions at it (leaving it, or reaching it), in index order: one
+/// flat list with each node's range (two allocations for the whole world, not two per node).
+#[derive(Default)]
+struct Adjacency {
+    /// Node `v`'s directions are `dirs[start[v]..start[v + 1]]`.
+    start: Vec<u32>,
+    dirs: Vec<u32>,
+}
+
+impl Adjacency {
+    /// From each direction's node (`node_of[d]`, in direction order), over `n` nodes.
+    fn new(n: usize, node_of: impl Iterator<Item = u32> + Clone) -> Self {
+        let mut start = vec![0u32; n + 1];
+        for v in node_of.clone() {
+            start[v as usize + 1] += 1;
+        }
+        for v in 0..n {
+            start[v + 1] += start[v];
+        }
+        let mut next = start.clone();
+        let mut dirs = vec![0u32; start[n] as usize];
+        for (d, v) in node_of.enumerate() {
+            dirs[next[v as usize] as usize] = d as u32;
+            next[v as usize] += 1;
+        }
+        Adjacency { start, dirs }
+    }
+
+    fn of(&self, v: u32) -> &[u32] {
+        &self.dirs[self.start[v as usize] as usize..self.start[v as usize + 1] as usize]
+    }
+}
+
 /// The static network: nodes, link directions, routes.
 pub struct Network {
     pub nodes: Vec<Node>,
@@ -83,8 +116,8 @@ pub struct Network {
     dropped: Dropped,
     removed: Vec<PktId>,
     /// Per node, its outgoing and incoming link directions.
-    out_links: Vec<Vec<u32>>,
-    in_links: Vec<Vec<u32>>,
+    out_links: Adjacency,
+    in_links: Adjacency,
     /// Multicast groups: group `g` has address `nodes.len() + g`.
     groups: Vec<routing::MulticastTree>,
     /// Flows below this index are the scenario's; those above were created during the run
@@ -111,16 +144,14 @@ impl Network {
             read_horizon: 0,
             dropped: Vec::with_capacity(16),
             removed: Vec::new(),
-            out_links: vec![Vec::new(); n],
-            in_links: vec![Vec::new(); n],
+            out_links: Adjacency::default(),
+            in_links: Adjacency::default(),
             groups: Vec::new(),
             static_flows: u32::MAX,
         };
         net.compute_routes();
-        for (i, l) in net.links.iter().enumerate() {
-            net.out_links[l.from as usize].push(i as u32);
-            net.in_links[l.to as usize].push(i as u32);
-        }
+        net.out_links = Adjacency::new(n, net.links.iter().map(|l| l.from));
+        net.in_links = Adjacency::new(n, net.links.iter().map(|l| l.to));
         net
     }
 
@@ -178,7 +209,7 @@ impl Network {
 
     /// The outgoing link directions of `node`, in index order.
     pub fn out_links(&self, node: u32) -> &[u32] {
-        &self.out_links[node as usize]
+        self.out_links.of(node)
     }
 
     /// Direction `ld`'s statistics and queue length (packets, bytes) as of `now`.

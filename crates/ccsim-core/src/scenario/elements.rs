@@ -120,7 +120,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, errs: &mut Er
                     .iter()
                     .filter_map(|n| {
                         let n = sub(n);
-                        let f = flows.names.get(&n).copied();
+                        let f = flows.index_of(&n);
                         if f.is_none() {
                             refs.add(flows_path.clone(), format!("no flow named '{n}'"));
                         }

@@ -5,7 +5,6 @@ use super::topology::Topology;
 use super::FlowSpec;
 use crate::agent::{FlowConfig, FlowParser};
 use crate::config::{show, Errors, Obj};
-use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
 
 /// Flow kinds by scenario name: one line per kind.
@@ -45,14 +44,21 @@ fn receivers<'v>(o: &mut Obj<'v>, errs: &mut Errors) -> Option<Vec<&'v str>> {
 /// The parsed flows and their names.
 pub(crate) struct Flows {
     pub flows: Vec<FlowSpec>,
-    pub names: HashMap<String, u32>,
+    names: super::names::NameIndex,
+}
+
+impl Flows {
+    /// The index of the flow named `name`.
+    pub fn index_of(&self, name: &str) -> Option<u32> {
+        self.names.get(name, |i| &self.flows[i as usize].name)
+    }
 }
 
 /// `[[flows]]`: `name` (`{i}` = 0..count-1), `kind`, `count`, `src`, `dst` (a node, or a
 /// list of nodes: a multicast flow), `start`,
 /// `start_jitter`, `stop`, and the kind's own fields.
 pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mut Errors) -> Flows {
-    let mut out = Flows { flows: Vec::new(), names: HashMap::default() };
+    let mut out = Flows { flows: Vec::new(), names: Default::default() };
     let Some(fv) = top.get("flows") else { return out };
     let Value::Array(items) = fv else {
         errs.add("flows", format!("expected an array of tables ([[flows]]), got {}", show(fv)));
@@ -90,21 +96,23 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
         let src_path = o.at("src");
         let dst_path = o.at("dst");
         o.finish(errs);
+        // `{i}` in the name, src and dst becomes the instance's number; a counted flow's name
+        // without one gets `-<number>` appended.
+        let (name_t, src_t) = (Template::new(&name), Template::new(src));
+        let dst_t: Vec<Template> = dst.iter().map(|d| Template::new(d)).collect();
+        let suffixed = count > 1 && name_t.parts.len() == 1;
+        let (mut s, mut d, mut digits) = (String::new(), String::new(), itoa::Buffer::new());
         for k in 0..count {
-            let ks = super::numbered("", k as usize, "");
-            let sub = |s: &str| if count > 1 || s.contains("{i}") { s.replace("{i}", &ks) } else { s.to_string() };
-            let mut fname = sub(&name);
-            if count > 1 && !name.contains("{i}") {
-                fname = [name.as_str(), "-", &ks].concat();
-            }
-            let s = sub(src);
+            let ks = digits.format(k);
+            let fname = if suffixed { [name.as_str(), "-", ks].concat() } else { name_t.expand(ks) };
+            src_t.expand_into(ks, &mut s);
             let Some(si) = topo.nodes.get(&s) else {
                 refs.add(src_path.clone(), format!("no node named '{s}'"));
                 break;
             };
             let mut dsts = Vec::with_capacity(dst.len());
-            for d in &dst {
-                let d = sub(d);
+            for t in &dst_t {
+                t.expand_into(ks, &mut d);
                 let Some(di) = topo.nodes.get(&d) else {
                     refs.add(dst_path.clone(), format!("no node named '{d}'"));
                     continue;
@@ -122,12 +130,66 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
             if dsts.len() != dst.len() {
                 break;
             }
-            if out.names.insert(fname.clone(), out.flows.len() as u32).is_some() {
+            out.flows.push(FlowSpec { name: fname, src: si, dsts, start, start_jitter, stop, app: app.clone() });
+            let flows = &out.flows;
+            if out.names.insert(flows.len() as u32 - 1, |i| &flows[i as usize].name).is_some() {
+                let fname = out.flows.pop().expect("just pushed").name;
                 errs.add(format!("{path}.name"), format!("duplicate flow name '{fname}'"));
                 break;
             }
-            out.flows.push(FlowSpec { name: fname, src: si, dsts, start, start_jitter, stop, app: app.clone() });
         }
     }
     out
+}
+
+/// A name in which each `{i}` stands for a counted flow's instance number (as
+/// `str::replace` would put it, without searching the name again for every instance).
+struct Template<'a> {
+    /// The text between the placeholders (one part: no placeholder).
+    parts: Vec<&'a str>,
+}
+
+impl<'a> Template<'a> {
+    fn new(s: &'a str) -> Self {
+        Template { parts: s.split("{i}").collect() }
+    }
+
+    /// Writes the name for instance `i` (its decimal digits) into `out`.
+    fn expand_into(&self, i: &str, out: &mut String) {
+        out.clear();
+        for (j, p) in self.parts.iter().enumerate() {
+            if j > 0 {
+                out.push_str(i);
+            }
+            out.push_str(p);
+        }
+    }
+
+    fn expand(&self, i: &str) -> String {
+        let mut out = String::new();
+        self.expand_into(i, &mut out);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Template;
+
+    #[test]
+    fn a_template_expands_as_replace_does() {
+        for s in ["s{i}", "{i}", "", "plain", "{i}{i}", "a{i}b{i}c", "{i", "i}", "{{i}}", "{i}}{i"] {
+            for i in ["0", "17", "99999"] {
+                assert_eq!(Template::new(s).expand(i), s.replace("{i}", i), "{s:?} {i}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_template_expands_as_replace_does(s in "[a-z{}i]{0,12}", k in 0u32..1_000_000) {
+            let i = k.to_string();
+            proptest::prop_assert_eq!(Template::new(&s).expand(&i), s.replace("{i}", &i));
+        }
+    }
 }

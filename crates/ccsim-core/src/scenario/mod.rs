@@ -13,6 +13,7 @@
 mod elements;
 mod flows;
 mod generators;
+mod names;
 mod topology;
 mod traces;
 
@@ -342,22 +343,28 @@ fn parse_simulation(top: &mut Obj, errs: &mut Errors) -> SimSection {
 #[derive(Default)]
 pub(crate) struct Nodes {
     pub names: Vec<String>,
-    pub index: HashMap<String, u32>,
+    index: names::NameIndex,
 }
 
 impl Nodes {
-    /// Declares a node; a duplicate name is an error at `path`.
-    pub fn add(&mut self, name: &str, path: &str, errs: &mut Errors) {
-        if self.index.contains_key(name) {
-            errs.add(path, format!("duplicate node name '{name}'"));
-        } else {
-            self.index.insert(name.to_string(), self.names.len() as u32);
-            self.names.push(name.to_string());
+    /// Declares a node and returns its index; a duplicate name is an error at `path` (and
+    /// the index returned is the earlier node's).
+    pub fn add(&mut self, name: &str, path: &str, errs: &mut Errors) -> u32 {
+        let v = self.names.len() as u32;
+        self.names.push(name.to_string());
+        let names = &self.names;
+        match self.index.insert(v, |i| &names[i as usize]) {
+            None => v,
+            Some(earlier) => {
+                self.names.pop();
+                errs.add(path, format!("duplicate node name '{name}'"));
+                earlier
+            }
         }
     }
 
     pub fn get(&self, name: &str) -> Option<u32> {
-        self.index.get(name).copied()
+        self.index.get(name, |i| &self.names[i as usize])
     }
 }
 

@@ -7,7 +7,6 @@ use crate::config::{show, Errors, Obj};
 use crate::loss::LossConfig;
 use crate::queue::{LinkInfo, QueueConfig};
 use crate::units::Time;
-use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -16,7 +15,8 @@ use std::sync::Arc;
 pub(crate) struct Topology {
     pub nodes: Nodes,
     pub links: Vec<LinkSpec>,
-    pub link_names: HashMap<String, u32>,
+    /// The links by name.
+    link_names: super::names::NameIndex,
     /// Per node: its connected component (links are duplex).
     component: Vec<u32>,
 }
@@ -29,7 +29,7 @@ impl Topology {
 
     /// `"name"` = forward direction of link `name`; `"x->y"` = the direction from x to y.
     pub fn link_dir(&self, s: &str) -> Option<u32> {
-        if let Some(&li) = self.link_names.get(s) {
+        if let Some(li) = self.link_names.get(s, |i| &self.links[i as usize].name) {
             return Some(2 * li);
         }
         let (x, y) = s.split_once("->")?;
@@ -58,6 +58,42 @@ impl Topology {
     }
 }
 
+/// A link read from the scenario, before its ends are resolved to nodes.
+struct Pending {
+    /// Where it was declared (for error messages).
+    at: LinkAt,
+    a: End,
+    b: End,
+    parts: LinkParts,
+}
+
+/// Where a link was declared: its path in the scenario, built only for an error message.
+enum LinkAt {
+    /// `links[i]`.
+    Listed(usize),
+    /// The dumbbell's access link of sender `i`, of receiver `i`, its bottleneck.
+    Sender(usize),
+    Receiver(usize),
+    Bottleneck,
+}
+
+impl std::fmt::Display for LinkAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LinkAt::Listed(i) => write!(f, "links[{i}]"),
+            LinkAt::Sender(i) => write!(f, "dumbbell (sender {i})"),
+            LinkAt::Receiver(i) => write!(f, "dumbbell (receiver {i})"),
+            LinkAt::Bottleneck => f.write_str("dumbbell"),
+        }
+    }
+}
+
+/// A link's end: a node's name as written (`[[links]]`), or a node the dumbbell declared.
+enum End {
+    Name(String),
+    Node(u32),
+}
+
 /// The parts of a link other than its endpoints.
 struct LinkParts {
     name: Option<String>,
@@ -71,7 +107,7 @@ struct LinkParts {
 pub(crate) fn parse(top: &mut Obj, errs: &mut Errors) -> Topology {
     let mut t = Topology::default();
     parse_nodes(top, &mut t.nodes, errs);
-    let mut pending: Vec<(String, String, String, LinkParts)> = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
     if let Some(dv) = top.get("dumbbell") {
         if let Some(mut d) = Obj::new(dv, "dumbbell", errs) {
             parse_dumbbell(&mut d, errs, &mut t.nodes, &mut pending);
@@ -79,24 +115,38 @@ pub(crate) fn parse(top: &mut Obj, errs: &mut Errors) -> Topology {
         }
     }
     parse_links(top, errs, &mut pending);
-    for (path, a, b, parts) in pending {
-        let ai = t.nodes.get(&a);
-        let bi = t.nodes.get(&b);
-        if ai.is_none() {
-            errs.add(format!("{path}.a"), format!("no node named '{a}' (declare it in nodes)"));
-        }
-        if bi.is_none() {
-            errs.add(format!("{path}.b"), format!("no node named '{b}' (declare it in nodes)"));
-        }
-        if a == b {
+    for Pending { at: path, a, b, mut parts } in pending {
+        let resolve = |e: &End, key: &str, errs: &mut Errors| match e {
+            End::Node(v) => Some(*v),
+            End::Name(n) => {
+                let v = t.nodes.get(n);
+                if v.is_none() {
+                    errs.add(format!("{path}.{key}"), format!("no node named '{n}' (declare it in nodes)"));
+                }
+                v
+            }
+        };
+        let ai = resolve(&a, "a", errs);
+        let bi = resolve(&b, "b", errs);
+        let same = match (&a, &b) {
+            (End::Name(x), End::Name(y)) => x == y,
+            _ => ai.is_some() && ai == bi,
+        };
+        if same {
             errs.add(format!("{path}.b"), "a link must join two different nodes");
         }
-        let lname = parts.name.clone().unwrap_or_else(|| format!("{a}-{b}"));
-        if t.link_names.insert(lname.clone(), t.links.len() as u32).is_some() {
-            errs.add(format!("{path}.name"), format!("duplicate link name '{lname}'"));
-        }
-        if let (Some(a), Some(b)) = (ai, bi) {
+        let lname = parts.name.take().expect("every pending link is named");
+        // A link with an unknown end is not kept (the scenario is refused), but its name
+        // is still checked against the others.
+        let duplicate = if let (Some(a), Some(b)) = (ai, bi) {
             t.links.push(LinkSpec { name: lname, a, b, rate_bps: parts.rate, delay: parts.delay, queue: parts.queue, loss: parts.loss });
+            let links = &t.links;
+            t.link_names.insert(links.len() as u32 - 1, |i| &links[i as usize].name).map(|_| links[links.len() - 1].name.clone())
+        } else {
+            t.link_names.get(&lname, |i| &t.links[i as usize].name).map(|_| lname)
+        };
+        if let Some(lname) = duplicate {
+            errs.add(format!("{path}.name"), format!("duplicate link name '{lname}'"));
         }
     }
     t.component = components(t.nodes.names.len(), t.links.iter().map(|l| (l.a, l.b)));
@@ -138,7 +188,9 @@ fn parse_nodes(top: &mut Obj, nodes: &mut Nodes, errs: &mut Errors) {
     for (i, item) in items.iter().enumerate() {
         let path = format!("nodes[{i}]");
         match item {
-            Value::String(s) if !s.is_empty() => nodes.add(s, &path, errs),
+            Value::String(s) if !s.is_empty() => {
+                nodes.add(s, &path, errs);
+            }
             Value::Object(_) => {
                 let Some(mut o) = Obj::new(item, &path, errs) else { continue };
                 if let Some(n) = o.req_string("name", errs) {
@@ -152,7 +204,7 @@ fn parse_nodes(top: &mut Obj, nodes: &mut Nodes, errs: &mut Errors) {
 }
 
 /// `[[links]]`: `a`, `b`, `name`, `rate`, `delay`, `queue`, `reverse_queue`, `loss`.
-fn parse_links(top: &mut Obj, errs: &mut Errors, pending: &mut Vec<(String, String, String, LinkParts)>) {
+fn parse_links(top: &mut Obj, errs: &mut Errors, pending: &mut Vec<Pending>) {
     let Some(lv) = top.get("links") else { return };
     let Value::Array(items) = lv else {
         errs.add("links", format!("expected an array of tables ([[links]]), got {}", show(lv)));
@@ -168,7 +220,8 @@ fn parse_links(top: &mut Obj, errs: &mut Errors, pending: &mut Vec<(String, Stri
         o.finish(errs);
         if let (Some(a), Some(b), Some(parts)) = (a, b, parts) {
             let lname = lname.map(str::to_string).unwrap_or_else(|| format!("{a}-{b}"));
-            pending.push((path, a.to_string(), b.to_string(), LinkParts { name: Some(lname), ..parts }));
+            let (a, b) = (End::Name(a.to_string()), End::Name(b.to_string()));
+            pending.push(Pending { at: LinkAt::Listed(i), a, b, parts: LinkParts { name: Some(lname), ..parts } });
         }
     }
 }
@@ -234,7 +287,7 @@ fn parse_loss(o: &mut Obj, key: &'static str, errs: &mut Errors) -> Option<[Opti
 
 /// `[dumbbell]`: `senders` hosts s0.. behind router r0, `receivers` hosts d0.. behind r1,
 /// the bottleneck r0–r1 (link name `bottleneck`), access links named `s{i}-r0`, `r1-d{i}`.
-fn parse_dumbbell(d: &mut Obj, errs: &mut Errors, nodes: &mut Nodes, links: &mut Vec<(String, String, String, LinkParts)>) {
+fn parse_dumbbell(d: &mut Obj, errs: &mut Errors, nodes: &mut Nodes, links: &mut Vec<Pending>) {
     let mut add_node = |n: &str, errs: &mut Errors| nodes.add(n, "dumbbell", errs);
     let n = d.req_int("senders", 1, 100_000, errs).unwrap_or(0) as usize;
     let m = d.int("receivers", 1, 100_000, errs).map(|x| x as usize).unwrap_or(n);
@@ -263,14 +316,10 @@ fn parse_dumbbell(d: &mut Obj, errs: &mut Errors, nodes: &mut Nodes, links: &mut
     else {
         return;
     };
-    for i in 0..n {
-        add_node(&super::numbered("s", i, ""), errs);
-    }
-    add_node("r0", errs);
-    add_node("r1", errs);
-    for j in 0..m {
-        add_node(&super::numbered("d", j, ""), errs);
-    }
+    let senders: Vec<u32> = (0..n).map(|i| add_node(&super::numbered("s", i, ""), errs)).collect();
+    let r0 = add_node("r0", errs);
+    let r1 = add_node("r1", errs);
+    let receivers: Vec<u32> = (0..m).map(|j| add_node(&super::numbered("d", j, ""), errs)).collect();
     // Each access link direction builds its own queue instance from the one configuration.
     let access = |name: String, delay: Time| LinkParts {
         name: Some(name),
@@ -282,19 +331,15 @@ fn parse_dumbbell(d: &mut Obj, errs: &mut Errors, nodes: &mut Nodes, links: &mut
     for i in 0..n {
         let delay = delays.as_ref().map(|v| v[i]).unwrap_or(a_delay.unwrap_or(0));
         let parts = access(super::numbered("s", i, "-r0"), delay);
-        links.push((super::numbered("dumbbell (sender ", i, ")"), super::numbered("s", i, ""), "r0".into(), parts));
+        links.push(Pending { at: LinkAt::Sender(i), a: End::Node(senders[i]), b: End::Node(r0), parts });
     }
-    links.push((
-        "dumbbell".into(),
-        "r0".into(),
-        "r1".into(),
-        LinkParts { name: Some("bottleneck".into()), rate: b_rate, delay: b_delay, queue: [bq, bq_rev], loss },
-    ));
+    let parts = LinkParts { name: Some("bottleneck".into()), rate: b_rate, delay: b_delay, queue: [bq, bq_rev], loss };
+    links.push(Pending { at: LinkAt::Bottleneck, a: End::Node(r0), b: End::Node(r1), parts });
     let rdelays = per_sender_delays(d, "receiver_delays", m, errs);
     for j in 0..m {
         let delay = rdelays.as_ref().map(|v| v[j]).unwrap_or(a_delay.unwrap_or(0));
         let parts = access(super::numbered("r1-d", j, ""), delay);
-        links.push((super::numbered("dumbbell (receiver ", j, ")"), "r1".into(), super::numbered("d", j, ""), parts));
+        links.push(Pending { at: LinkAt::Receiver(j), a: End::Node(r1), b: End::Node(receivers[j]), parts });
     }
 }
 

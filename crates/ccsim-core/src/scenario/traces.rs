@@ -147,8 +147,8 @@ pub(crate) fn parse(
                             classes: classes.clone(),
                         }));
                     } else {
-                        match flows.names.get(f) {
-                            Some(&fi) => out.traces.push(TraceSpec { target: TraceTarget::Flow(fi), interval, classes: classes.clone() }),
+                        match flows.index_of(f) {
+                            Some(fi) => out.traces.push(TraceSpec { target: TraceTarget::Flow(fi), interval, classes: classes.clone() }),
                             None => errs.add(o.at("flow"), format!("no flow named '{f}' (or use '*' for every flow)")),
                         }
                     }

@@ -10,27 +10,26 @@ use crate::engine::{Event, Scheduler};
 use crate::measure::{FlowStats, Series};
 use crate::net::{LinkDir, Network, Node};
 use crate::packet::PacketPool;
-use crate::rng::stream;
+use crate::rng::stream_of;
 use crate::scenario::{Spec, TraceTarget};
 
 impl Simulation {
     /// Builds the world. Every random stream is keyed by the seed and a component's name.
-    pub fn with_options(spec: Spec, opts: &SimOptions) -> Result<Self, String> {
+    pub fn with_options(mut spec: Spec, opts: &SimOptions) -> Result<Self, String> {
         // Large worlds on huge pages, where the binary installed the allocator for it.
         crate::hugepages::enable_for_world(spec.flows.len(), !spec.generators.is_empty());
         let prefetch = opts.prefetch.unwrap_or_else(|| crate::prefetch::Level::for_world(spec.flows.len(), !spec.generators.is_empty()));
         let seed = spec.seed;
         let params = if opts.skip_params { String::new() } else { spec.params().to_string() };
-        let nodes: Vec<Node> = spec.nodes.iter().map(|n| Node { name: n.clone() }).collect();
+        let nodes: Vec<Node> = std::mem::take(&mut spec.nodes).into_iter().map(|name| Node { name }).collect();
         let mut links = Vec::with_capacity(spec.links.len() * 2);
         let mut queue_kinds = Vec::with_capacity(spec.links.len() * 2);
         for l in &spec.links {
             for (dir, (from, to)) in [(l.a, l.b), (l.b, l.a)].into_iter().enumerate() {
-                let dname = [spec.nodes[from as usize].as_str(), "->", &spec.nodes[to as usize]].concat();
                 let tag = if dir == 0 { "ab" } else { "ba" };
-                let queue = l.queue[dir].build(stream(seed, &["link:", &l.name, ":", tag, ":queue"].concat()));
-                let loss = l.loss[dir].as_ref().map(|m| m.build(stream(seed, &["link:", &l.name, ":", tag, ":loss"].concat())));
-                links.push(LinkDir::new(dname, l.name.clone(), dir == 0, from, to, l.rate_bps, l.delay, queue, loss));
+                let queue = l.queue[dir].build(stream_of(seed, &["link:", &l.name, ":", tag, ":queue"]));
+                let loss = l.loss[dir].as_ref().map(|m| m.build(stream_of(seed, &["link:", &l.name, ":", tag, ":loss"])));
+                links.push(LinkDir::new(dir == 0, from, to, l.rate_bps, l.delay, queue, loss));
                 queue_kinds.push(l.queue[dir].kind());
             }
         }
@@ -45,7 +44,7 @@ impl Simulation {
             links[ld as usize].packet_log = Some(Box::default());
         }
         for p in &spec.pcaps {
-            let w = crate::trace::pcap::PcapWriter::create(&dir.join(&p.file), spec.nodes.len() as u32)?;
+            let w = crate::trace::pcap::PcapWriter::create(&dir.join(&p.file), nodes.len() as u32)?;
             links[p.link_dir as usize].capture = Some(Box::new(w));
         }
         let mut net = Network::new(nodes, links);
@@ -62,7 +61,7 @@ impl Simulation {
                 node: e.node,
                 stage,
                 filter: e.filter.clone(),
-                elem: e.config.build(stream(seed, &format!("element:{}", e.name))),
+                elem: e.config.build(stream_of(seed, &["element:", &e.name])),
                 stats: Default::default(),
             });
         }
@@ -87,7 +86,7 @@ impl Simulation {
         let mut flows = Vec::with_capacity(spec.flows.len());
         let mut rx_count = 0u32;
         for (i, f) in spec.flows.into_iter().enumerate() {
-            let (sender, agents) = f.app.build(stream(seed, &["flow:", &f.name].concat()), None, f.dsts.len());
+            let (sender, agents) = f.app.build(stream_of(seed, &["flow:", &f.name]), None, f.dsts.len());
             let multi = f.dsts.len() > 1;
             let dst = if multi {
                 net.add_group(f.src, &f.dsts).ok_or_else(|| format!("flow {}: a receiver is unreachable", f.name))?
@@ -106,7 +105,7 @@ impl Simulation {
                 .collect();
             let start = if f.start_jitter > 0 {
                 use crate::rng::Rng;
-                f.start + stream(seed, &["flow:", &f.name, ":start"].concat()).gen_range(0..f.start_jitter)
+                f.start + stream_of(seed, &["flow:", &f.name, ":start"]).gen_range(0..f.start_jitter)
             } else {
                 f.start
             };
@@ -147,7 +146,7 @@ impl Simulation {
                         let n = crate::packet::dscp_name(*d);
                         c.extend(["arrivals", "departures", "drops", "len_pkts"].map(|k| format!("{k}:{n}")));
                     }
-                    (format!("queue:{}", l.name), c)
+                    (["queue:", &l.name(&net.nodes)].concat(), c)
                 }
                 TraceTarget::Element(ei) => {
                     let e: &ElemSlot = &elements[ei as usize];

@@ -93,7 +93,7 @@ impl FctRows {
 
 impl GenState {
     pub fn new(spec: GeneratorSpec, seed: u64) -> Self {
-        let rng = crate::rng::stream(seed, &format!("gen:{}", spec.name));
+        let rng = crate::rng::stream_of(seed, &["gen:", &spec.name]);
         let users_active = match &spec.arrivals {
             Arrivals::Closed { users, .. } => *users,
             _ => 0,
@@ -209,7 +209,7 @@ impl Simulation {
             st.opened = k;
             return;
         };
-        let rng = crate::rng::stream(self.seed, &format!("gen:{}:{k}", st.spec.name));
+        let rng = crate::rng::stream_of(self.seed, &["gen:", &st.spec.name, ":", itoa::Buffer::new().format(k)]);
         let (sender, mut agents) = st.spec.transport.build(rng, Some(size), 1);
         let kind = st.spec.transport.kind();
         let receiver_completes = st.spec.transport.receiver_completes();

@@ -175,8 +175,8 @@ impl Simulation {
         let links = &self.core.net.links;
         let lf = |f: &dyn Fn(&LinkDir) -> f64| Column::F64(links.iter().map(f).collect());
         let li = |f: &dyn Fn(&LinkDir) -> i64| Column::I64(links.iter().map(f).collect());
-        queues.push("link", Column::Str(links.iter().map(|l| l.link_name.clone()).collect()));
-        queues.push("direction", Column::Str(links.iter().map(|l| l.name.clone()).collect()));
+        queues.push("link", Column::Str((0..nl).map(|d| self.link_specs[d / 2].name.clone()).collect()));
+        queues.push("direction", Column::Str(links.iter().map(|l| l.name(nodes)).collect()));
         queues.push("from", Column::Str(links.iter().map(|l| nodes[l.from as usize].name.clone()).collect()));
         queues.push("to", Column::Str(links.iter().map(|l| nodes[l.to as usize].name.clone()).collect()));
         queues.push("queue", Column::Str(self.queue_kinds.iter().map(|s| s.to_string()).collect()));
@@ -216,7 +216,7 @@ impl Simulation {
                 d_flow.push(i);
                 d_name.push(name.to_string());
                 d_link.push(match links.get(site.link as usize) {
-                    Some(l) => l.name.clone(),
+                    Some(l) => l.name(nodes),
                     None => format!("element:{}", self.elements[site.link as usize - links.len()].name),
                 });
                 d_reason.push(site.reason.name().to_string());
@@ -241,7 +241,7 @@ impl Simulation {
         for l in self.core.net.links.iter_mut() {
             if let Some(cap) = l.capture.as_mut() {
                 match cap.finish() {
-                    Ok(p) => files.push((l.name.clone(), p.display().to_string())),
+                    Ok(p) => files.push((l.name(nodes), p.display().to_string())),
                     Err(e) => warnings.push(e),
                 }
             }
@@ -250,19 +250,19 @@ impl Simulation {
         let mut series: Vec<(String, Table)> = self.traces.into_iter().map(|t| (t.series.name.clone(), t.series.into_table())).collect();
         for l in self.core.net.links.iter_mut() {
             if let Some(log) = l.drop_log.take() {
-                series.push((format!("drops:{}", l.name), log.into_table()));
+                series.push((["drops:", &l.name(nodes)].concat(), log.into_table()));
             }
             if let Some(log) = l.packet_log.take() {
                 if log.dropped_events > 0 {
                     warnings.push(format!(
                         "packets trace of {}: the first {} events kept, {} later ones not (a log holds at most {} events)",
-                        l.name,
+                        l.name(nodes),
                         crate::net::PacketLog::MAX_EVENTS,
                         log.dropped_events,
                         crate::net::PacketLog::MAX_EVENTS
                     ));
                 }
-                series.push((format!("packets:{}", l.name), log.into_table()));
+                series.push((["packets:", &l.name(nodes)].concat(), log.into_table()));
             }
         }
         for f in self.flows[..nf].iter_mut() {
@@ -380,7 +380,7 @@ impl Simulation {
                     let mut vals =
                         vec![k.arrivals, k.arrival_bytes, k.departures, k.departure_bytes, k.drops, k.drop_bytes, k.len_pkts.max(0) as u64];
                     vals.extend(k.drops_by);
-                    q.push(&l.name, d, &vals);
+                    q.push(&l.name(&self.core.net.nodes), d, &vals);
                 }
             }
         }
