@@ -298,3 +298,40 @@ def test_huge_pages_advised_for_large_worlds_and_results_unchanged():
         # The advice took (a kernel without transparent huge pages refuses it).
         assert out["auto"][2] == "True" and out["1"][2] == "True", out
     assert out["auto"][3] == out["1"][3] == out["0"][3]
+
+
+def test_text_columns_keep_any_utf8_and_empty_tables():
+    """Text columns leave the engine as Arrow buffers (offsets and UTF-8 bytes): names of
+    several bytes per character, empty names' neighbours and tables with no rows survive."""
+    text = """
+name = "utf8"
+nodes = ["höst-α", "b", "узел"]
+[simulation]
+duration = "0.2s"
+[[links]]
+a = "höst-α"
+b = "b"
+rate = "10Mbps"
+delay = "1ms"
+[[links]]
+name = "→"
+a = "b"
+b = "узел"
+rate = "10Mbps"
+delay = "1ms"
+[[flows]]
+name = "flüsse-{i}"
+kind = "cbr"
+count = 2
+src = "höst-α"
+dst = "узел"
+rate = "1Mbps"
+"""
+    res = ccsim.run(ccsim.loads(text))
+    assert list(res.flows["name"]) == ["flüsse-0", "flüsse-1"]
+    assert list(res.flows["src"]) == ["höst-α"] * 2 and list(res.flows["dst"]) == ["узел"] * 2
+    assert list(res.queues["link"]) == ["höst-α-b", "höst-α-b", "→", "→"]
+    assert list(res.queues["direction"]) == ["höst-α->b", "b->höst-α", "b->узел", "узел->b"]
+    assert res.tables["drops"].num_rows == 0 and res.drops.empty
+    for t in res.tables.values():
+        t.validate(full=True)

@@ -32,7 +32,9 @@ def _arrow(cols: list) -> pa.Table:
         elif kind == "i64":
             arrays.append(pa.array(np.frombuffer(data, dtype="<i8")))
         else:
-            arrays.append(pa.array(list(data), type=pa.string()))
+            # (rows, offsets as little-endian i32, UTF-8 bytes): Arrow's own string layout.
+            n, offsets, text = data
+            arrays.append(pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(text)))
         names.append(name)
     return pa.table(arrays, names=names)
 
