@@ -209,7 +209,7 @@ pub fn measure_web(flows: u64, slowdown: bool) -> Result<WebBench, String> {
     let res = sim.results(stop, run_wall_s);
     let results_wall_s = t1.elapsed().as_secs_f64();
     let links = match res.queues.column("link") {
-        Some(crate::measure::Column::Str(v)) => v.clone(),
+        Some(crate::measure::Column::Str(v)) => v.to_vec(),
         _ => vec![],
     };
     let deps = res.queues.i64("departures").unwrap_or(&[]);
@@ -263,7 +263,7 @@ pub fn measure_with(name: &str, toml: &str, bottleneck: &str, steady: bool) -> R
     // Departures of the bottleneck's forward (a->b) direction; link directions are listed
     // a->b first for every link.
     let links = match res.queues.column("link") {
-        Some(crate::measure::Column::Str(v)) => v.clone(),
+        Some(crate::measure::Column::Str(v)) => v.to_vec(),
         _ => vec![],
     };
     let deps = res.queues.i64("departures").unwrap_or(&[]);

@@ -73,7 +73,7 @@ classes = ["BE", "AF11", 12]
 
 fn strs(t: &Table, c: &str) -> Vec<String> {
     match t.column(c).unwrap() {
-        Column::Str(v) => v.clone(),
+        Column::Str(v) => v.to_vec(),
         _ => panic!(),
     }
 }

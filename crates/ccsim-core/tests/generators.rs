@@ -8,7 +8,7 @@ use ccsim_core::sim::{run_toml, Results};
 
 fn strs(t: &Table, col: &str) -> Vec<String> {
     match t.column(col).unwrap() {
-        Column::Str(v) => v.clone(),
+        Column::Str(v) => v.to_vec(),
         _ => panic!("{col} is not text"),
     }
 }
@@ -153,7 +153,7 @@ fn adding_a_generator_leaves_the_others_draws_alone() {
     let web = |r: &Results, col: &str| -> Vec<String> {
         let g = strs(&r.fct, "generator");
         let vals: Vec<String> = match r.fct.column(col).unwrap() {
-            Column::Str(v) => v.clone(),
+            Column::Str(v) => v.to_vec(),
             Column::I64(v) => v.iter().map(|x| x.to_string()).collect(),
             Column::F64(v) => v.iter().map(|x| x.to_bits().to_string()).collect(),
         };

@@ -7,7 +7,7 @@ use ccsim_core::sim::{run_toml, Results};
 
 fn strs(r: &ccsim_core::measure::Table, col: &str) -> Vec<String> {
     match r.column(col).unwrap() {
-        Column::Str(v) => v.clone(),
+        Column::Str(v) => v.to_vec(),
         _ => panic!("{col} is not text"),
     }
 }

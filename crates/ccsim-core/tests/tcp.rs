@@ -112,7 +112,7 @@ fn newreno_flows_share_fairly_and_fill_the_link() {
     // Goodput counts payload (1000 of 1040 wire bytes): utilisation from the queue table.
     let util = res.queues.f64("utilization").unwrap();
     let dirs = match res.queues.column("direction").unwrap() {
-        ccsim_core::measure::Column::Str(v) => v.clone(),
+        ccsim_core::measure::Column::Str(v) => v.to_vec(),
         _ => unreachable!(),
     };
     let u = util[dirs.iter().position(|d| d == "r0->r1").unwrap()];

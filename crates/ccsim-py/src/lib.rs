@@ -97,22 +97,17 @@ fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyList>> 
                 (name.as_str(), "i64", PyBytes::new_bound(py, &bytes)).into_py(py)
             }
             Column::Str(v) => {
-                // Arrow's string layout (UTF-8 bytes end to end, n + 1 offsets as i32):
-                // Python makes the array from the two buffers, no object per value.
-                let total: usize = v.iter().map(String::len).sum();
-                if total > i32::MAX as usize {
+                // Arrow's string layout: the UTF-8 bytes end to end and n + 1 offsets as
+                // i32, from which Python makes the array (no object per value).
+                let bytes = v.bytes();
+                if bytes.len() > i32::MAX as usize {
                     return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                        "result column '{name}' holds {total} bytes of text, over Arrow's 2 GiB limit for a string column"
+                        "result column '{name}' holds {} bytes of text, over Arrow's 2 GiB limit for a string column",
+                        bytes.len()
                     )));
                 }
-                let mut offsets = Vec::with_capacity(4 * (v.len() + 1));
-                let mut data = Vec::with_capacity(total);
-                offsets.extend_from_slice(&0i32.to_le_bytes());
-                for s in v {
-                    data.extend_from_slice(s.as_bytes());
-                    offsets.extend_from_slice(&(data.len() as i32).to_le_bytes());
-                }
-                let buffers = (v.len(), PyBytes::new_bound(py, &offsets), PyBytes::new_bound(py, &data));
+                let offsets: Vec<u8> = v.starts().iter().flat_map(|&o| (o as i32).to_le_bytes()).collect();
+                let buffers = (v.len(), PyBytes::new_bound(py, &offsets), PyBytes::new_bound(py, bytes.as_bytes()));
                 (name.as_str(), "str", buffers).into_py(py)
             }
         };

@@ -265,7 +265,7 @@ impl PacketLog {
         t.push("time", f(&|k| crate::units::to_secs(self.time[k])));
         t.push("event", Column::Str(order.iter().map(|&k| (self.event[k] as char).to_string()).collect()));
         t.push("flow", i(&|k| self.pkt[k].flow as i64));
-        t.push("kind", Column::Str(order.iter().map(|&k| kind_name(self.pkt[k].kind).to_string()).collect()));
+        t.push("kind", Column::Str(order.iter().map(|&k| kind_name(self.pkt[k].kind)).collect()));
         t.push("size", i(&|k| self.pkt[k].size as i64));
         t.push("seq", i(&|k| self.pkt[k].seq as i64));
         t.push("ack", i(&|k| self.pkt[k].ack as i64));

@@ -115,6 +115,8 @@ pub(crate) fn parse(top: &mut Obj, errs: &mut Errors) -> Topology {
         }
     }
     parse_links(top, errs, &mut pending);
+    // Names of links not kept (an end names no node): only for the duplicate check.
+    let mut unkept: rustc_hash::FxHashSet<String> = Default::default();
     for Pending { at: path, a, b, mut parts } in pending {
         let resolve = |e: &End, key: &str, errs: &mut Errors| match e {
             End::Node(v) => Some(*v),
@@ -137,13 +139,17 @@ pub(crate) fn parse(top: &mut Obj, errs: &mut Errors) -> Topology {
         }
         let lname = parts.name.take().expect("every pending link is named");
         // A link with an unknown end is not kept (the scenario is refused), but its name
-        // is still checked against the others.
+        // still counts among the others', before and after it.
         let duplicate = if let (Some(a), Some(b)) = (ai, bi) {
             t.links.push(LinkSpec { name: lname, a, b, rate_bps: parts.rate, delay: parts.delay, queue: parts.queue, loss: parts.loss });
             let links = &t.links;
-            t.link_names.insert(links.len() as u32 - 1, |i| &links[i as usize].name).map(|_| links[links.len() - 1].name.clone())
+            let name = &links[links.len() - 1].name;
+            let taken = t.link_names.insert(links.len() as u32 - 1, |i| &links[i as usize].name).is_some();
+            (taken || unkept.contains(name)).then(|| name.clone())
         } else {
-            t.link_names.get(&lname, |i| &t.links[i as usize].name).map(|_| lname)
+            let taken = t.link_names.get(&lname, |i| &t.links[i as usize].name).is_some();
+            let again = !unkept.insert(lname.clone());
+            (taken || again).then_some(lname)
         };
         if let Some(lname) = duplicate {
             errs.add(format!("{path}.name"), format!("duplicate link name '{lname}'"));

@@ -1,7 +1,7 @@
 //! What a run produces: the flow, queue and drop tables, series, files and metadata.
 
 use super::Simulation;
-use crate::measure::{Column, Table};
+use crate::measure::{Column, Table, Text};
 use crate::net::LinkDir;
 use crate::queue::DropReason;
 use crate::units::to_secs;
@@ -104,9 +104,9 @@ impl Simulation {
             to_secs(end.saturating_sub(begin))
         };
         flows.push("flow", i64col(&|i| i as i64));
-        flows.push("name", Column::Str(slots.iter().map(|s| s.name.to_string()).collect()));
-        flows.push("kind", Column::Str(slots.iter().map(|s| s.kind.to_string()).collect()));
-        flows.push("src", Column::Str(slots.iter().map(|s| nodes[s.src as usize].name.clone()).collect()));
+        flows.push("name", Column::Str(slots.iter().map(|s| &*s.name).collect()));
+        flows.push("kind", Column::Str(slots.iter().map(|s| s.kind).collect()));
+        flows.push("src", Column::Str(slots.iter().map(|s| &nodes[s.src as usize].name).collect()));
         let dst_names = |s: &super::FlowSlot| s.receivers().map(|r| nodes[r.node as usize].name.as_str()).collect::<Vec<_>>().join(",");
         flows.push("dst", Column::Str(slots.iter().map(dst_names).collect()));
         flows.push("receivers", i64col(&|i| slots[i].n_receivers() as i64));
@@ -175,11 +175,15 @@ impl Simulation {
         let links = &self.core.net.links;
         let lf = |f: &dyn Fn(&LinkDir) -> f64| Column::F64(links.iter().map(f).collect());
         let li = |f: &dyn Fn(&LinkDir) -> i64| Column::I64(links.iter().map(f).collect());
-        queues.push("link", Column::Str((0..nl).map(|d| self.link_specs[d / 2].name.clone()).collect()));
-        queues.push("direction", Column::Str(links.iter().map(|l| l.name(nodes)).collect()));
-        queues.push("from", Column::Str(links.iter().map(|l| nodes[l.from as usize].name.clone()).collect()));
-        queues.push("to", Column::Str(links.iter().map(|l| nodes[l.to as usize].name.clone()).collect()));
-        queues.push("queue", Column::Str(self.queue_kinds.iter().map(|s| s.to_string()).collect()));
+        queues.push("link", Column::Str((0..nl).map(|d| &self.link_specs[d / 2].name).collect()));
+        let mut direction = Text::with_capacity(nl, 0);
+        for l in links.iter() {
+            direction.push_parts(&[&nodes[l.from as usize].name, "->", &nodes[l.to as usize].name]);
+        }
+        queues.push("direction", Column::Str(direction));
+        queues.push("from", Column::Str(links.iter().map(|l| &nodes[l.from as usize].name).collect()));
+        queues.push("to", Column::Str(links.iter().map(|l| &nodes[l.to as usize].name).collect()));
+        queues.push("queue", Column::Str(self.queue_kinds.iter().collect()));
         queues.push("rate_bps", li(&|l| l.rate_bps as i64));
         queues.push("delay_s", lf(&|l| to_secs(l.delay)));
         queues.push("arrivals", li(&|l| l.stats.arrivals as i64));
@@ -206,21 +210,21 @@ impl Simulation {
         debug_assert_eq!(queues.rows(), nl);
 
         let mut drops = Table::default();
-        let (mut d_flow, mut d_name, mut d_link, mut d_reason, mut d_dir, mut d_pkts, mut d_bytes) =
-            (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+        let (mut d_flow, mut d_pkts, mut d_bytes) = (vec![], vec![], vec![]);
+        let (mut d_name, mut d_link, mut d_reason, mut d_dir) = (Text::default(), Text::default(), Text::default(), Text::default());
         // The scenario's flows, then each generator's flows together (flow = -1).
         let static_sites = st.iter().enumerate().map(|(i, s)| (i as i64, &*slots[i].name, &s.drop_sites));
         let gen_sites = self.gens.iter().map(|g| (-1i64, g.spec.name.as_str(), &g.drop_sites));
         for (i, name, sites) in static_sites.chain(gen_sites) {
             for site in sites {
                 d_flow.push(i);
-                d_name.push(name.to_string());
-                d_link.push(match links.get(site.link as usize) {
-                    Some(l) => l.name(nodes),
-                    None => format!("element:{}", self.elements[site.link as usize - links.len()].name),
-                });
-                d_reason.push(site.reason.name().to_string());
-                d_dir.push(if site.forward { "forward" } else { "reverse" }.to_string());
+                d_name.push(name);
+                match links.get(site.link as usize) {
+                    Some(l) => d_link.push_parts(&[&nodes[l.from as usize].name, "->", &nodes[l.to as usize].name]),
+                    None => d_link.push_parts(&["element:", &self.elements[site.link as usize - links.len()].name]),
+                }
+                d_reason.push(site.reason.name());
+                d_dir.push(if site.forward { "forward" } else { "reverse" });
                 d_pkts.push(site.pkts as i64);
                 d_bytes.push(site.bytes as i64);
             }
@@ -312,9 +316,9 @@ impl Simulation {
         let nodes = &self.core.net.nodes;
         let mut t = Table::default();
         let i64col = |f: &dyn Fn(&super::elements::ElemSlot) -> i64| Column::I64(els.iter().map(f).collect());
-        t.push("element", Column::Str(els.iter().map(|e| e.name.clone()).collect()));
-        t.push("kind", Column::Str(els.iter().map(|e| e.kind.to_string()).collect()));
-        t.push("node", Column::Str(els.iter().map(|e| nodes[e.node as usize].name.clone()).collect()));
+        t.push("element", Column::Str(els.iter().map(|e| &e.name).collect()));
+        t.push("kind", Column::Str(els.iter().map(|e| e.kind).collect()));
+        t.push("node", Column::Str(els.iter().map(|e| &nodes[e.node as usize].name).collect()));
         t.push("arrivals", i64col(&|e| e.stats.arrivals as i64));
         t.push("arrival_bytes", i64col(&|e| e.stats.arrival_bytes as i64));
         t.push("departures", i64col(&|e| e.stats.departures as i64));
@@ -336,15 +340,15 @@ impl Simulation {
         let nodes = &self.core.net.nodes;
         // Sized exactly: with 100 000 flows, doubling growth leaves megabytes of slack.
         let n: usize = self.flows[..self.n_static as usize].iter().map(|s| s.n_receivers()).sum();
-        let (mut flow, mut name, mut node, mut stats, mut windows) =
-            (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut flow, mut stats, mut windows) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut name, mut node) = (Text::with_capacity(n, 0), Text::with_capacity(n, 0));
         for (i, s) in self.flows[..self.n_static as usize].iter().enumerate() {
             let begin = s.start.max(self.warmup);
             let end = s.stop.unwrap_or(now).min(now);
             for r in s.receivers() {
                 flow.push(i as i64);
-                name.push(s.name.to_string());
-                node.push(nodes[r.node as usize].name.clone());
+                name.push(&s.name);
+                node.push(&nodes[r.node as usize].name);
                 stats.push(if r.rx == crate::agent::NO_RX { &self.core.flows[i] } else { &self.core.rx[r.rx as usize] });
                 windows.push(to_secs(end.saturating_sub(begin)));
             }
@@ -407,14 +411,14 @@ impl Simulation {
 /// Rows of a per-class table: (name, class, counts).
 #[derive(Default)]
 struct ClassRows {
-    name: Vec<String>,
+    name: Text,
     class: Vec<u8>,
     vals: Vec<Vec<i64>>,
 }
 
 impl ClassRows {
     fn push(&mut self, name: &str, d: u8, vals: &[u64]) {
-        self.name.push(name.to_string());
+        self.name.push(name);
         self.class.push(d);
         if self.vals.is_empty() {
             self.vals = vec![Vec::new(); vals.len()];

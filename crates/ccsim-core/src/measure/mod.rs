@@ -5,6 +5,9 @@ use crate::packet::Packet;
 use crate::queue::DropReason;
 use crate::units::{to_secs, Time};
 
+mod table;
+pub use table::{Column, Table, Text};
+
 /// Counters of one traffic class (a DSCP code point) at a queue.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ClassCounts {
@@ -509,69 +512,6 @@ impl FlowStats {
         } else {
             to_secs(1) * (self.delay_sum_ns as f64 / self.delivered_pkts as f64)
         }
-    }
-}
-
-/// One column of a result table. Equality is bitwise (NaN equals NaN): "the same run gives
-/// the same table" means bit for bit.
-#[derive(Clone, Debug)]
-pub enum Column {
-    F64(Vec<f64>),
-    I64(Vec<i64>),
-    Str(Vec<String>),
-}
-
-impl PartialEq for Column {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (Column::F64(a), Column::F64(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()),
-            (Column::I64(a), Column::I64(b)) => a == b,
-            (Column::Str(a), Column::Str(b)) => a == b,
-            _ => false,
-        }
-    }
-}
-
-impl Column {
-    pub fn len(&self) -> usize {
-        match self {
-            Column::F64(v) => v.len(),
-            Column::I64(v) => v.len(),
-            Column::Str(v) => v.len(),
-        }
-    }
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-/// A columnar table.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Table {
-    pub columns: Vec<(String, Column)>,
-}
-
-impl Table {
-    pub fn push(&mut self, name: &str, col: Column) {
-        self.columns.push((name.to_string(), col));
-    }
-    pub fn column(&self, name: &str) -> Option<&Column> {
-        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
-    }
-    pub fn f64(&self, name: &str) -> Option<&[f64]> {
-        match self.column(name)? {
-            Column::F64(v) => Some(v),
-            _ => None,
-        }
-    }
-    pub fn i64(&self, name: &str) -> Option<&[i64]> {
-        match self.column(name)? {
-            Column::I64(v) => Some(v),
-            _ => None,
-        }
-    }
-    pub fn rows(&self) -> usize {
-        self.columns.first().map(|(_, c)| c.len()).unwrap_or(0)
     }
 }
 
