@@ -43,6 +43,9 @@ def ccsim_run(name: str, flows: int = 10, rate: float = 1e9, duration: float = 5
         cmd += [str(duration)]
     elif name == "cbr":
         cmd += [str(flows), str(rate), str(duration)]
+    elif name == "10k":
+        # Issue #20's large world: S3's dumbbell with 10 000 TCP flows for 10 s.
+        cmd = [sys.executable, "-m", "ccsim._benchworker", "scale", "10000", "10", "--once"]
     else:
         cmd += _variant(sack, classic)
     r, rss = _spawn(cmd)

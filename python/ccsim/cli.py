@@ -280,7 +280,7 @@ def validate_cmd(
 @guarded
 def bench_cmd(
     scenario: List[str] = typer.Option([], "--scenario", "-s",
-                                       help="S1, S2, S3, S4 (TCP dumbbells, see docs/benchmarks.md), cbr, web, E2.5, E5 (Paper E), D-UDT, D-Proposed, D-TCP (Paper D); repeatable. Default: S1 S2 S3 S4."),
+                                       help="S1, S2, S3, S4 (TCP dumbbells, see docs/benchmarks.md), 10k (S3's dumbbell with 10 000 flows), cbr, web, E2.5, E5 (Paper E), D-UDT, D-Proposed, D-TCP (Paper D); repeatable. Default: S1 S2 S3 S4."),
     reps: int = typer.Option(3, help="Repetitions, each in its own process (best reported)."),
     ns3: Optional[str] = typer.Option(None, "--ns3", help="A Python with ns-3's `ns3` package: run ns-3 on the same scenarios, alternating."),
     ns3_script: Path = typer.Option(Path("bench/ns3/dumbbell.py"), "--ns3-script", help="The ns-3 scenario script."),
@@ -301,10 +301,10 @@ def bench_cmd(
     from .bench import run_suite, sweep_scaling
 
     names = scenario or ["S1", "S2", "S3", "S4"]
-    known = {"S1", "S2", "S3", "S4", "cbr", "web", "E2.5", "E5", "D-UDT", "D-Proposed", "D-TCP"}
+    known = {"S1", "S2", "S3", "S4", "10k", "cbr", "web", "E2.5", "E5", "D-UDT", "D-Proposed", "D-TCP"}
     bad = [n for n in names if n not in known]
     if bad or reps < 1 or flows < 1 or rate <= 0 or duration <= 0 or memory_flows < 0 or web_flows < 1:
-        raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, cbr, web, E2.5, E5, D-UDT, D-Proposed, D-TCP" if bad else
+        raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, 10k, cbr, web, E2.5, E5, D-UDT, D-Proposed, D-TCP" if bad else
                               "reps, flows, rate, duration, web-flows must be positive and memory-flows >= 0")])
     if ns3 and not ns3_script.exists():
         raise ScenarioError([("--ns3-script", f"{ns3_script} not found (run from the repository root or pass --ns3-script)")])
@@ -321,14 +321,16 @@ def bench_cmd(
     from ._core import __build__
 
     t = Table(title=f"ccsim {__version__} ({__build__} build) benchmarks (best of {reps}, one process per run{variant})")
-    cols = ["scenario", "flows", "sim s", "wall s", "M events/s", "M bottleneck pkts/s", "goodput Mb/s", "peak RSS MB", "engine MB"]
+    cols = ["scenario", "flows", "sim s", "wall s", "set-up", "M events/s", "M bottleneck pkts/s", "goodput Mb/s", "peak RSS MB", "engine MB"]
     if ns3:
         cols += ["ns-3 CPU s", "ns-3 goodput Mb/s", "speed-up", "goodput diff", "steady diff"]
     for c in cols:
         t.add_column(c, justify="left" if c == "scenario" else "right")
     for name, e in res["scenarios"].items():
         b = e["best"]
-        row = [name, str(b["flows"]), f"{b['sim_s']:g}", f"{b['wall_s']:.3f}", f"{b['events_per_s'] / 1e6:.2f}",
+        # Set-up (parse, validation, building the world) as a share of the event loop's time.
+        setup = f"{100 * b['setup_s'] / b['wall_s']:.1f}%" if b.get("setup_s") is not None and b["wall_s"] > 0 else "-"
+        row = [name, str(b["flows"]), f"{b['sim_s']:g}", f"{b['wall_s']:.3f}", setup, f"{b['events_per_s'] / 1e6:.2f}",
                f"{b['bottleneck_pkts_per_s'] / 1e6:.2f}", f"{b['goodput_bps'] / 1e6:.1f}", f"{e['peak_rss_mb']:.0f}",
                f"{e['engine_rss_mb']:.0f}"]
         if ns3:
@@ -342,6 +344,7 @@ def bench_cmd(
     if ns3:
         out.print("ns-3 ran each scenario with ccsim's own flow start times (bench/ns3/dumbbell.py --starts); "
                   "speed-up = ns-3's CPU time of Simulator::Run / ccsim's wall time of its event loop")
+    out.print("wall s = the event loop; set-up = parsing, validation and building the world, as a share of it")
     out.print(f"peak RSS = whole process; engine MB = peak RSS minus an idle ccsim process ({res['baseline_rss_mb']:.0f} MB: "
               "Python, numpy, pyarrow)")
     if "web" in res["scenarios"]:
