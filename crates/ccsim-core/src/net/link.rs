@@ -101,7 +101,12 @@ impl LinkDir {
     /// `"from->to"` with the names of `nodes` (this direction's name in results and traces;
     /// built when asked, not kept: large worlds have tens of thousands of directions).
     pub fn name(&self, nodes: &[super::Node]) -> String {
-        [nodes[self.from as usize].name.as_str(), "->", &nodes[self.to as usize].name].concat()
+        self.name_parts(nodes).concat()
+    }
+
+    /// [`LinkDir::name`] in its three parts, for writing it where it goes without building it.
+    pub fn name_parts<'a>(&self, nodes: &'a [super::Node]) -> [&'a str; 3] {
+        [&nodes[self.from as usize].name, "->", &nodes[self.to as usize].name]
     }
 
     /// Offers packet `id` to this lazy direction at time `at` (not before any earlier

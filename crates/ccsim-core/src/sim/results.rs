@@ -178,7 +178,7 @@ impl Simulation {
         queues.push("link", Column::Str((0..nl).map(|d| &self.link_specs[d / 2].name).collect()));
         let mut direction = Text::with_capacity(nl, 0);
         for l in links.iter() {
-            direction.push_parts(&[&nodes[l.from as usize].name, "->", &nodes[l.to as usize].name]);
+            direction.push_parts(&l.name_parts(nodes));
         }
         queues.push("direction", Column::Str(direction));
         queues.push("from", Column::Str(links.iter().map(|l| &nodes[l.from as usize].name).collect()));
@@ -220,7 +220,7 @@ impl Simulation {
                 d_flow.push(i);
                 d_name.push(name);
                 match links.get(site.link as usize) {
-                    Some(l) => d_link.push_parts(&[&nodes[l.from as usize].name, "->", &nodes[l.to as usize].name]),
+                    Some(l) => d_link.push_parts(&l.name_parts(nodes)),
                     None => d_link.push_parts(&["element:", &self.elements[site.link as usize - links.len()].name]),
                 }
                 d_reason.push(site.reason.name());
