@@ -174,7 +174,15 @@ def test_benchworker_scale_runs_s3_with_n_flows():
     r = htsim_runner.ratios([x * 1.1 for x in c], h)
     assert r["ratio"] == pytest.approx(1.1 * 4.0 / 6.0)
     assert r["ratio_paired"] == pytest.approx(1.1)
+    # The one round run in different states (4.4 against 6) widens its interval downwards.
+    assert r["ratio_paired_ci"] == pytest.approx([1.1 * 4.0 / 6.0, 1.1])
     assert r["ratio_best"] == pytest.approx(1.1)
+    # Rounds that spread: the interval holds the median and is judged against the target.
+    r = htsim_runner.ratios([1.0, 1.2, 1.3, 1.4, 1.5, 1.25, 1.35], [1.0] * 7)
+    lo, hi = r["ratio_paired_ci"]
+    assert r["ratio_paired"] == pytest.approx(1.3) and 1.0 <= lo < 1.3 < hi <= 1.5
+    assert htsim_runner.verdict(lo, hi, 1.25) == "inconclusive"
+    assert [htsim_runner.verdict(*ci, 1.25) for ci in ([1.26, 1.4], [1.0, 1.24], [1.2, 1.3])] == ["holds", "does not hold", "inconclusive"]
     for name, args in htsim_runner.HTSIM_ARGS.items():
         toml = _core.bench_scenario(name)
         flows, mbps, delay, queue, secs = args[:5]

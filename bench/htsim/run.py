@@ -1,7 +1,7 @@
 """ccsim beside htsim, alternating on one machine (issue #20).
 
     python bench/htsim/run.py build [--htsim URL_OR_GIT_DIR] [--commit SHA] [--pgo]
-    python bench/htsim/run.py compare [--reps 5] [--scenario S1 S2 S3] [--access] [--htsim-pgo] [--json OUT]
+    python bench/htsim/run.py compare [--reps 5] [--scenario S1 S2 S3] [--access] [--htsim-pgo] [--target 1.25] [--json OUT]
     python bench/htsim/run.py scaling [--flows 10 100 1000 10000] [--seconds 10] [--reps 3] [--json OUT]
     python bench/htsim/run.py scaling --per-flow-mbps 1 [--packets 1e6] [--flows ...]
     python bench/htsim/run.py instructions [--scenario S1 S2 S3] [--short 0.1] [--json OUT]
@@ -20,7 +20,10 @@ with like against ccsim's profile-guided wheel (docs/build.md); `--htsim-pgo` ma
 `compare` runs ccsim's benchmark scenarios S1-S3 (`python -m ccsim._benchworker`, the full
 model) and htsim's equivalent dumbbell alternately, `--reps` times each, and prints the
 medians of bottleneck packets per wall second and their ratio, the median of each round's
-ratio and the ratio of the best runs (`ratios`: robust where the machine's speed jumps). htsim runs its default
+ratio with its 95 % bootstrap interval and the ratio of the best runs (`ratios`: robust
+where the machine's speed jumps), and a verdict on the issue's target (`--target`, 1.25):
+holds when the interval reaches it, does not hold when it lies below, inconclusive when
+it straddles it. htsim runs its default
 (simpler) model: no access queues, no reverse queues; `--access` adds an access queue at
 10× the bottleneck rate in htsim too. S2 runs htsim with `--ssthresh 8500` (a full-rate
 flow; without it htsim's single flow stays far below the link).
@@ -59,6 +62,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/: ab.py
+from ab import paired  # noqa: E402  (the median of paired ratios with its bootstrap interval)
 
 HERE = Path(__file__).resolve().parent
 BUILD = HERE / "build"
@@ -157,19 +163,36 @@ def run_ccsim(args: list[str], env: dict | None = None) -> dict:
 PAGES = {"small": ({"CCSIM_HUGEPAGES": "0"}, None), "huge": ({"CCSIM_HUGEPAGES": "1"}, "glibc.malloc.hugetlb=1")}
 
 
+#: The issue's target for `compare`: ccsim at least this many times htsim's rate.
+TARGET = 1.25
+
+
 def ratios(c: list[float], h: list[float]) -> dict:
     """ccsim / htsim from rates measured in rounds (`c[i]` and `h[i]` back to back): the
     ratio of the medians; the median of each round's ratio (both runs of a round see the
     machine in the same state, which matters on a machine whose speed jumps between
     states: a shared host was seen running both simulators at either ~4 or ~6 M pkts/s, and
-    the ratio of the medians then depends on how many runs of each fell in which state);
-    and the ratio of the best runs (each simulator undisturbed)."""
+    the ratio of the medians then depends on how many runs of each fell in which state)
+    with its 95 % bootstrap interval (`bench/ab.py`'s, seeded); and the ratio of the best
+    runs (each simulator undisturbed)."""
+    med, lo, hi = paired(h, c)
     return {"ratio": statistics.median(c) / statistics.median(h),
-            "ratio_paired": statistics.median(a / b for a, b in zip(c, h)),
+            "ratio_paired": med, "ratio_paired_ci": [lo, hi],
             "ratio_best": max(c) / max(h)}
 
 
-def compare(scenarios: list[str], reps: int, access: bool) -> list[dict]:
+def verdict(lo: float, hi: float, target: float = TARGET) -> str:
+    """The rule docs/benchmarks.md states for a speed target, on the interval of the
+    rounds' median ratio: holds when the whole interval reaches `target`, does not hold
+    when it lies wholly below, inconclusive when `target` lies inside it."""
+    if lo >= target:
+        return "holds"
+    if hi < target:
+        return "does not hold"
+    return "inconclusive"
+
+
+def compare(scenarios: list[str], reps: int, access: bool, target: float = TARGET) -> list[dict]:
     rows = []
     for s in scenarios:
         hargs = HTSIM_ARGS[s] + (["--access-mbps", ACCESS_MBPS[s]] if access else [])
@@ -182,10 +205,13 @@ def compare(scenarios: list[str], reps: int, access: bool) -> list[dict]:
                     h.append(run_htsim(hargs)["bottleneck_pkts_per_s"])
         cm, hm = statistics.median(c), statistics.median(h)
         r = ratios(c, h)
+        v = verdict(*r["ratio_paired_ci"], target)
         rows.append({"scenario": s, "ccsim_mpps": cm / 1e6, "htsim_mpps": hm / 1e6, **r, "reps": reps,
-                     "ccsim_all": c, "htsim_all": h, "htsim_access": access})
+                     "ccsim_all": c, "htsim_all": h, "htsim_access": access, "target": target, "verdict": v})
+        lo, hi = r["ratio_paired_ci"]
         print(f"{s}: ccsim {cm / 1e6:.2f} M pkts/s, htsim {hm / 1e6:.2f} M pkts/s, ccsim/htsim {r['ratio']:.2f} (medians of {reps}); "
-              f"per round {r['ratio_paired']:.2f} (median), best runs {r['ratio_best']:.2f}", flush=True)
+              f"per round {r['ratio_paired']:.2f} [{lo:.2f}, {hi:.2f}] (median, 95 % CI), best runs {r['ratio_best']:.2f}; "
+              f"target ≥ {target:g}: {v}", flush=True)
     return rows
 
 
@@ -373,6 +399,7 @@ def main(argv=None) -> int:
     c.add_argument("--scenario", nargs="+", default=["S1", "S2", "S3"], choices=sorted(HTSIM_ARGS))
     c.add_argument("--reps", type=int, default=5)
     c.add_argument("--access", action="store_true", help="htsim with an access queue per flow too")
+    c.add_argument("--target", type=float, default=TARGET, help="the ratio judged (verdict on the rounds' median's interval)")
     c.add_argument("--json", type=Path)
     c.add_argument("--htsim-pgo", action="store_true", help="run the profile-guided htsim (build --pgo)")
     c.add_argument("--htsim-hugepages", action="store_true",
@@ -413,7 +440,7 @@ def main(argv=None) -> int:
     if a.cmd == "instructions":
         rows = instructions(a.scenario, a.short, a.reps)
     elif a.cmd == "compare":
-        rows = compare(a.scenario, a.reps, a.access)
+        rows = compare(a.scenario, a.reps, a.access, a.target)
     else:
         rows = scaling(a.flows, a.seconds, a.reps, a.per_flow_mbps, a.packets, a.pages == "both",
                        a.short if a.instructions else None)
