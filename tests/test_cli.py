@@ -257,6 +257,42 @@ def test_bench_classic_runs_without_prr(cli, tmp_path):
     assert s1["goodput_bps"] != _core.bench_tcp("S1")["goodput_bps"]
 
 
+def test_the_ns3_script_ships_and_matches_the_benchmarks(cli, tmp_path):
+    """`ccsim bench --ns3` needs no checkout: the ns-3 script is in the installed package
+    (the default of `--ns3-script`), the checkout's `bench/ns3/dumbbell.py` runs that same
+    file, and its scenario parameters are those of ccsim's benchmark scenarios."""
+    import runpy
+    import subprocess
+    import sys
+
+    from ccsim import _core
+    from ccsim.bench import NS3_SCRIPT
+    from ccsim.scenario import loads
+
+    assert NS3_SCRIPT.is_file() and NS3_SCRIPT.parent == Path(__import__("ccsim").__file__).parent
+    params = runpy.run_path(str(NS3_SCRIPT))["PARAMS"]  # not as __main__: ns-3 is not needed
+    assert sorted(params) == ["S1", "S2", "S3", "S4"]
+    for name, (flows, rate, delay, queue, access, secs, buf_mib) in params.items():
+        sc = loads(_core.bench_scenario(name))
+        d, f = sc["dumbbell"], sc["flows"][0]
+        assert (f.get("count", 1), d["bottleneck_rate"], d["bottleneck_delay"], d["queue"]["limit"], d["access_rate"]) == \
+            (flows, rate, delay, queue, access), name
+        assert sc["simulation"]["duration"] == secs, name
+        # The same window: ns-3's socket buffer in bytes, ccsim's in whole segments.
+        assert f["window"] == buf_mib * 2**20 // f["mss"], name
+    # Run from the checkout's path, the script is the packaged one (here without ns-3, it
+    # stops where it first needs it).
+    import importlib.util
+
+    if importlib.util.find_spec("ns") is None:
+        shim = Path(__file__).resolve().parent.parent / "bench" / "ns3" / "dumbbell.py"
+        r = subprocess.run([sys.executable, str(shim), "S1"], capture_output=True, text=True)
+        assert r.returncode != 0 and "from ns import ns" in r.stderr and "_ns3_dumbbell.py" in r.stderr
+    # An explicit script that does not exist is refused, naming the option.
+    r = cli("bench", "-s", "S1", "--reps", "1", "--memory-flows", "0", "--ns3", sys.executable, "--ns3-script", tmp_path / "none.py")
+    assert r.returncode == 2 and "--ns3-script" in r.stderr and "none.py" in r.stderr
+
+
 def test_bench_ns3_gets_ccsims_start_times(cli, tmp_path):
     """`--ns3` hands the ns-3 script ccsim's own flow start times (so the two simulators
     start every flow at the same instant) and takes its result into the ratio."""

@@ -53,6 +53,11 @@ def ccsim_run(name: str, flows: int = 10, rate: float = 1e9, duration: float = 5
     return r
 
 
+#: ccsim's ns-3 version of the benchmark dumbbells, shipped in the package: run (never
+#: imported) by the Python given to `ccsim bench --ns3`.
+NS3_SCRIPT = Path(__file__).with_name("_ns3_dumbbell.py")
+
+
 def ns3_run(python: str, script: Path, name: str, sack: bool = False, classic: bool = False,
             starts_ns: list[int] | None = None) -> dict:
     """ns-3's run of scenario `name`; `starts_ns`: the flows' start times (ccsim's, so that

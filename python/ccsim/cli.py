@@ -283,7 +283,8 @@ def bench_cmd(
                                        help="S1, S2, S3, S4 (TCP dumbbells, see docs/benchmarks.md), 10k (S3's dumbbell with 10 000 flows), cbr, web, E2.5, E5 (Paper E), D-UDT, D-Proposed, D-TCP (Paper D); repeatable. Default: S1 S2 S3 S4."),
     reps: int = typer.Option(3, help="Repetitions, each in its own process (best reported)."),
     ns3: Optional[str] = typer.Option(None, "--ns3", help="A Python with ns-3's `ns3` package: run ns-3 on the same scenarios, alternating."),
-    ns3_script: Path = typer.Option(Path("bench/ns3/dumbbell.py"), "--ns3-script", help="The ns-3 scenario script."),
+    ns3_script: Optional[Path] = typer.Option(None, "--ns3-script", help="The ns-3 scenario script (default: the one ccsim ships, "
+                                              "ccsim/_ns3_dumbbell.py)."),
     memory_flows: int = typer.Option(50_000, "--memory-flows", help="Idle flows for the memory-per-flow measurement (0 = skip)."),
     flows: int = typer.Option(10, help="cbr only: CBR flows."),
     rate: float = typer.Option(1e9, help="cbr only: bottleneck rate, bit/s."),
@@ -306,8 +307,10 @@ def bench_cmd(
     if bad or reps < 1 or flows < 1 or rate <= 0 or duration <= 0 or memory_flows < 0 or web_flows < 1:
         raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, 10k, cbr, web, E2.5, E5, D-UDT, D-Proposed, D-TCP" if bad else
                               "reps, flows, rate, duration, web-flows must be positive and memory-flows >= 0")])
+    if ns3_script is None:
+        from .bench import NS3_SCRIPT as ns3_script
     if ns3 and not ns3_script.exists():
-        raise ScenarioError([("--ns3-script", f"{ns3_script} not found (run from the repository root or pass --ns3-script)")])
+        raise ScenarioError([("--ns3-script", f"{ns3_script} not found")])
 
     def progress(name, sim, r):
         err.print(f"  {name} {sim}: {r['wall_s']:.3f} s wall, goodput {r['goodput_bps'] / 1e6:.1f} Mb/s", markup=False, highlight=False)
@@ -347,7 +350,7 @@ def bench_cmd(
         t.add_row(*row)
     out.print(t)
     if ns3:
-        out.print("ns-3 ran each scenario with ccsim's own flow start times (bench/ns3/dumbbell.py --starts); "
+        out.print("ns-3 ran each scenario with ccsim's own flow start times (ccsim's ns-3 script, --starts); "
                   "speed-up = ns-3's CPU time of Simulator::Run / ccsim's wall time of its event loop")
     out.print("wall s = the event loop; set-up = parsing, validation and building the world, as a share of the loop's time "
               "(median of the repetitions, the largest in brackets)")
