@@ -221,9 +221,13 @@ impl LazyFifo {
     /// stays in the ledger (it ends after `now`).
     #[inline]
     pub fn pass_idle(&mut self, now: Time, at: Time, size: u32, tx: Time, stats: &mut QueueStats, who: impl FnOnce() -> (u32, bool)) {
-        self.cursor = self.base + self.ledger.len() as u64;
-        self.wait_pkts = 0;
-        self.wait_bytes = 0;
+        if !self.ledger.is_empty() {
+            // (An empty ledger has its cursor at its end and nothing waiting already.)
+            self.cursor = self.base + self.ledger.len() as u64;
+            self.wait_pkts = 0;
+            self.wait_bytes = 0;
+        }
+        debug_assert!(self.cursor == self.base + self.ledger.len() as u64 && self.wait_pkts == 0 && self.wait_bytes == 0);
         stats.arrivals += 1;
         stats.arrival_bytes += size as u64;
         stats.departures += 1;
