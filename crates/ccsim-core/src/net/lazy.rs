@@ -335,9 +335,15 @@ impl LazyFifo {
     /// into the peak (unless the arrival precedes the end of warm-up).
     #[inline]
     fn peak(&mut self, arr: Time, pkts: u64, bytes: u64) {
+        // Written only when it grows: most crossings leave the peak as it was, and a store
+        // per crossing cost S2 time (the queue walk's resets, fifteenth session).
         if self.counts_for_peak(arr) {
-            self.max_pkts = self.max_pkts.max(pkts);
-            self.max_bytes = self.max_bytes.max(bytes);
+            if pkts > self.max_pkts {
+                self.max_pkts = pkts;
+            }
+            if bytes > self.max_bytes {
+                self.max_bytes = bytes;
+            }
         }
     }
 
