@@ -13,10 +13,10 @@ from pathlib import Path
 TCP = ("S1", "S2", "S3", "S4")
 
 
-def _spawn(cmd: list[str], timeout: float | None = None) -> tuple[dict, float]:
-    """Runs `cmd`, returns (its last JSON line, its own peak RSS in MB via wait4)."""
+def _spawn(cmd: list[str], timeout: float | None = None, cwd: str | None = None) -> tuple[dict, float]:
+    """Runs `cmd` (in `cwd`), returns (its last JSON line, its own peak RSS in MB via wait4)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as errf:
-        p = subprocess.Popen(cmd, stdout=out, stderr=errf, text=True)
+        p = subprocess.Popen(cmd, stdout=out, stderr=errf, text=True, cwd=cwd)
         _, status, ru = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -62,14 +62,15 @@ def ns3_run(python: str, script: Path, name: str, sack: bool = False, classic: b
             starts_ns: list[int] | None = None) -> dict:
     """ns-3's run of scenario `name`; `starts_ns`: the flows' start times (ccsim's, so that
     both simulators start every flow at the same instant), else the script draws its own."""
-    cmd = [python, str(script), name] + _variant(sack, classic)
-    if starts_ns is None:
-        r, rss = _spawn(cmd)
-    else:
-        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
-            json.dump(starts_ns, f)
-            f.flush()
-            r, rss = _spawn(cmd + ["--starts", f.name])
+    cmd = [python, str(Path(script).resolve()), name] + _variant(sack, classic)
+    # In a folder of its own, whatever the caller's working directory: started from `/`,
+    # ns-3's Python (cppyy) spent minutes in system calls before its run began.
+    with tempfile.TemporaryDirectory(prefix="ccsim-ns3-") as work:
+        if starts_ns is not None:
+            starts = Path(work) / "starts.json"
+            starts.write_text(json.dumps(starts_ns))
+            cmd += ["--starts", str(starts)]
+        r, rss = _spawn(cmd, cwd=work)
     r["peak_rss_mb"] = rss
     r["same_starts"] = starts_ns is not None
     return r
