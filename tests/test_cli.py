@@ -182,7 +182,8 @@ def test_benchworker_scale_runs_s3_with_n_flows():
     lo, hi = r["ratio_paired_ci"]
     assert r["ratio_paired"] == pytest.approx(1.3) and 1.0 <= lo < 1.3 < hi <= 1.5
     assert htsim_runner.verdict(lo, hi, 1.25) == "inconclusive"
-    assert [htsim_runner.verdict(*ci, 1.25) for ci in ([1.26, 1.4], [1.0, 1.24], [1.2, 1.3])] == ["holds", "does not hold", "inconclusive"]
+    assert [htsim_runner.verdict(*ci, 1.25) for ci in ([1.26, 1.4], [1.0, 1.24], [1.2, 1.3], [1.25, 1.4], [1.0, 1.25])] == \
+        ["holds", "does not hold", "inconclusive", "holds", "inconclusive"]
     for name, args in htsim_runner.HTSIM_ARGS.items():
         toml = _core.bench_scenario(name)
         flows, mbps, delay, queue, secs = args[:5]
@@ -269,7 +270,7 @@ def test_the_ns3_script_ships_and_matches_the_benchmarks(cli, tmp_path):
     from ccsim.bench import NS3_SCRIPT
     from ccsim.scenario import loads
 
-    assert NS3_SCRIPT.is_file() and NS3_SCRIPT.parent == Path(__import__("ccsim").__file__).parent
+    assert NS3_SCRIPT.is_file()
     params = runpy.run_path(str(NS3_SCRIPT))["PARAMS"]  # not as __main__: ns-3 is not needed
     assert sorted(params) == ["S1", "S2", "S3", "S4"]
     for name, (flows, rate, delay, queue, access, secs, buf_mib) in params.items():
@@ -291,6 +292,36 @@ def test_the_ns3_script_ships_and_matches_the_benchmarks(cli, tmp_path):
     # An explicit script that does not exist is refused, naming the option.
     r = cli("bench", "-s", "S1", "--reps", "1", "--memory-flows", "0", "--ns3", sys.executable, "--ns3-script", tmp_path / "none.py")
     assert r.returncode == 2 and "--ns3-script" in r.stderr and "none.py" in r.stderr
+
+
+def test_bench_ns3_runs_the_packaged_script_in_a_folder_of_its_own(cli, tmp_path):
+    """Without `--ns3-script`, `--ns3` runs the script shipped in the package, by absolute
+    path, in a temporary folder of its own; an interpreter given by a relative path still
+    runs (it is resolved against the caller's folder, not that one)."""
+    import sys
+
+    from ccsim.bench import NS3_SCRIPT
+
+    seen = tmp_path / "seen.txt"
+    fake = tmp_path / "venv" / "bin" / "python"
+    fake.parent.mkdir(parents=True)
+    # A stand-in for ns-3's Python: records its arguments and folder, prints a result.
+    fake.write_text(f"""#!{sys.executable}
+import json, os, sys
+open({str(seen)!r}, "w").write(json.dumps({{"argv": sys.argv[1:], "cwd": os.getcwd()}}))
+print(json.dumps({{"simulator": "ns-3", "wall_s": 2.0, "cpu_s": 1.5, "goodput_bps": 9.0e7, "goodput_steady_bps": 9.5e7}}))
+""")
+    fake.chmod(0o755)
+    r = cli("bench", "-s", "S1", "--reps", "1", "--memory-flows", "0", "--ns3", "venv/bin/python", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(seen.read_text())
+    assert got["argv"][:2] == [str(NS3_SCRIPT), "S1"] and Path(got["argv"][0]).is_absolute()
+    assert Path(got["cwd"]).resolve() != tmp_path.resolve() and not Path(got["cwd"]).exists(), "a temporary folder, removed after"
+    # A relative --ns3-script is taken from the caller's folder too.
+    (tmp_path / "mine.py").write_text("")
+    r = cli("bench", "-s", "S1", "--reps", "1", "--memory-flows", "0", "--ns3", "venv/bin/python", "--ns3-script", "mine.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(seen.read_text())["argv"][0] == str(tmp_path / "mine.py")
 
 
 def test_bench_ns3_gets_ccsims_start_times(cli, tmp_path):

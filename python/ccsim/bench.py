@@ -62,7 +62,10 @@ def ns3_run(python: str, script: Path, name: str, sack: bool = False, classic: b
             starts_ns: list[int] | None = None) -> dict:
     """ns-3's run of scenario `name`; `starts_ns`: the flows' start times (ccsim's, so that
     both simulators start every flow at the same instant), else the script draws its own."""
-    cmd = [python, str(Path(script).resolve()), name] + _variant(sack, classic)
+    # Paths made absolute for the folder the run starts in (a bare command name is looked
+    # up on PATH as before; a venv's interpreter is not followed out of its venv).
+    python = os.path.abspath(python) if os.sep in python else python
+    cmd = [python, os.path.abspath(script), name] + _variant(sack, classic)
     # In a folder of its own, whatever the caller's working directory: started from `/`,
     # ns-3's Python (cppyy) spent minutes in system calls before its run began.
     with tempfile.TemporaryDirectory(prefix="ccsim-ns3-") as work:
