@@ -136,7 +136,8 @@ def test_bench_10k_reports_set_up_beside_the_loop(cli, tmp_path):
     b = e["best"]
     assert b["flows"] == 10_000 and b["sim_s"] == 10 and b["bottleneck_pkts"] > 500_000
     shares = sorted(r["setup_s"] / r["wall_s"] for r in e["ccsim"])
-    assert e["setup_share"] == {"median": shares[1], "max": shares[1]}
+    # Two repetitions: the median is their mean, not the larger one.
+    assert e["setup_share"] == {"median": (shares[0] + shares[1]) / 2, "max": shares[1]}
 
 
 def test_benchworker_scale_runs_s3_with_n_flows():

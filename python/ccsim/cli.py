@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import statistics
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -336,8 +337,8 @@ def bench_cmd(
         # memory to find 2 MiB pages while the world is built).
         shares = sorted(r["setup_s"] / r["wall_s"] for r in e["ccsim"] if r.get("setup_s") is not None and r["wall_s"] > 0)
         if shares:
-            e["setup_share"] = {"median": shares[len(shares) // 2], "max": shares[-1]}
-        setup = "-" if not shares else f"{100 * shares[len(shares) // 2]:.1f}%" + (f" (≤{100 * shares[-1]:.1f}%)" if len(shares) > 1 else "")
+            e["setup_share"] = {"median": statistics.median(shares), "max": shares[-1]}
+        setup = "-" if not shares else f"{100 * statistics.median(shares):.1f}%" + (f" (≤{100 * shares[-1]:.1f}%)" if len(shares) > 1 else "")
         row = [name, str(b["flows"]), f"{b['sim_s']:g}", f"{b['wall_s']:.3f}", setup, f"{b['events_per_s'] / 1e6:.2f}",
                f"{b['bottleneck_pkts_per_s'] / 1e6:.2f}", f"{b['goodput_bps'] / 1e6:.1f}", f"{e['peak_rss_mb']:.0f}",
                f"{e['engine_rss_mb']:.0f}"]

@@ -207,7 +207,8 @@ impl LazyFifo {
 
     /// Every crossing in the ledger has started (the transmitter is free at the offer's
     /// time): the queue walk moves past them all. An empty ledger has its cursor at its
-    /// end and nothing waiting already, and is left unwritten (the stores cost S2 2 %).
+    /// end and nothing waiting already, and is left unwritten (with these stores gone S2
+    /// ran 2.3 % faster in the plain build, 21 pairs).
     #[inline]
     fn all_started(&mut self) {
         if !self.ledger.is_empty() {
@@ -340,8 +341,8 @@ impl LazyFifo {
     /// into the peak (unless the arrival precedes the end of warm-up).
     #[inline]
     fn peak(&mut self, arr: Time, pkts: u64, bytes: u64) {
-        // Written only when it grows: most crossings leave the peak as it was, and a store
-        // per crossing cost S2 time (the queue walk's resets, fifteenth session).
+        // Written only when it grows: most crossings leave the peak as it was (as with the
+        // queue walk's state in `all_started`).
         if self.counts_for_peak(arr) {
             if pkts > self.max_pkts {
                 self.max_pkts = pkts;
