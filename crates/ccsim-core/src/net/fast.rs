@@ -3,6 +3,7 @@
 //! take them ahead of the clock.
 
 use super::lazy::LazyFifo;
+use super::link::CUT_BY_ROUTE;
 use super::router::BatchRouter;
 use super::{Network, NO_ROUTE};
 use crate::engine::{Event, Scheduler};
@@ -27,16 +28,21 @@ impl Network {
                 l.lazy = Some(LazyFifo::new(limit));
             }
         }
-        const UNUSED: u32 = NO_ROUTE - 1;
+        const UNUSED: u32 = NO_ROUTE - 2;
+        // Per direction, its only feeder and its only next hop over every route (UNUSED:
+        // none seen; NO_ROUTE: more than one).
         let mut feeder = vec![UNUSED; self.links.len()];
+        let mut next = vec![UNUSED; self.links.len()];
+        let only = |slot: &mut u32, x: u32| *slot = if *slot == UNUSED || *slot == x { x } else { NO_ROUTE };
         for &(a, b) in endpoints {
             for (s, d) in [(a, b), (b, a)] {
                 let Some(path) = self.path(s, d) else { continue };
                 for (i, &l) in path.iter().enumerate() {
                     // The first hop is fed by the node itself: never cut through to it.
-                    let f = if i == 0 { NO_ROUTE } else { path[i - 1] };
-                    let slot = &mut feeder[l as usize];
-                    *slot = if *slot == UNUSED || *slot == f { f } else { NO_ROUTE };
+                    only(&mut feeder[l as usize], if i == 0 { NO_ROUTE } else { path[i - 1] });
+                    if let Some(&n) = path.get(i + 1) {
+                        only(&mut next[l as usize], n);
+                    }
                 }
             }
         }
@@ -44,7 +50,9 @@ impl Network {
             let single = f != UNUSED && f != NO_ROUTE;
             if single && self.links[o].lazy.is_some() && self.links[f as usize].lazy.is_some() {
                 self.fed_by[o] = f;
-                self.links[f as usize].cut_ok = true;
+                // Every packet of `f` not addressed to its far node goes on to `o` when `o`
+                // is `f`'s only next hop; otherwise the route says.
+                self.links[f as usize].cut_next = if next[f as usize] == o as u32 { o as u32 } else { CUT_BY_ROUTE };
             }
         }
         // Batch routers: no flow ends there, every link in and out is lazy, and every
@@ -135,5 +143,60 @@ impl Network {
             sched.at_with_seq(at, seq, Event::LinkArrive { link: ld });
         }
         link.in_flight.push_back((at, seq, id, start));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{LinkDir, Node};
+    use super::*;
+    use crate::queue::{DropTail, Limit};
+
+    /// A dumbbell: hosts `s0..` on router `a` (node 0), `d0..` on router `b` (node 1), one
+    /// duplex link each; returns the network and the index of direction `from -> to`.
+    fn dumbbell(hosts: u32) -> (Network, impl Fn(&Network, u32, u32) -> u32) {
+        let nodes = (0..2 + 2 * hosts).map(|i| Node { name: format!("n{i}") }).collect();
+        let mut ends = vec![(0, 1)];
+        for h in 0..hosts {
+            ends.push((2 + h, 0));
+            ends.push((1, 2 + hosts + h));
+        }
+        let links = ends
+            .iter()
+            .flat_map(|&(a, b)| [(a, b), (b, a)])
+            .enumerate()
+            .map(|(i, (a, b))| LinkDir::new(i % 2 == 0, a, b, 1_000_000, 1_000, Box::new(DropTail::new(Limit::Packets(10))), None))
+            .collect();
+        let dir = |net: &Network, a: u32, b: u32| net.links.iter().position(|l| (l.from, l.to) == (a, b)).unwrap() as u32;
+        (Network::new(nodes, links), dir)
+    }
+
+    /// One flow: every hop goes on to the same next one (no route lookup); two flows: the
+    /// shared bottleneck is fed by two access links, and the hop after it depends on the
+    /// packet's destination.
+    #[test]
+    fn cut_through_is_precomputed_where_every_route_goes_on_alike() {
+        let (mut net, dir) = dumbbell(1);
+        net.enable_fast_paths(&[(2, 3)], &[], &[false; 4]);
+        let cut = |net: &Network, a, b| net.links[dir(net, a, b) as usize].cut_next;
+        assert_eq!(cut(&net, 2, 0), dir(&net, 0, 1));
+        assert_eq!(cut(&net, 0, 1), dir(&net, 1, 3));
+        assert_eq!(cut(&net, 3, 1), dir(&net, 1, 0));
+        assert_eq!(cut(&net, 1, 0), dir(&net, 0, 2));
+        // The last hops feed no further direction.
+        assert_eq!((cut(&net, 1, 3), cut(&net, 0, 2)), (NO_ROUTE, NO_ROUTE));
+
+        let (mut net, dir) = dumbbell(2);
+        net.enable_fast_paths(&[(2, 4), (3, 5)], &[], &[false; 6]);
+        let cut = |net: &Network, a, b| net.links[dir(net, a, b) as usize].cut_next;
+        // Two access links share the bottleneck: no cut-through to it, either way.
+        assert_eq!((cut(&net, 2, 0), cut(&net, 4, 1)), (NO_ROUTE, NO_ROUTE));
+        // Past the bottleneck, each receiver's link is fed by it alone, by destination.
+        assert_eq!((cut(&net, 0, 1), cut(&net, 1, 0)), (CUT_BY_ROUTE, CUT_BY_ROUTE));
+        // A node element at the far end makes the next link a real queue: no cut-through.
+        let (mut net, dir) = dumbbell(1);
+        net.enable_fast_paths(&[(2, 3)], &[], &[false, true, false, false]);
+        assert_eq!(net.links[dir(&net, 0, 1) as usize].cut_next, NO_ROUTE);
+        assert_eq!(net.links[dir(&net, 2, 0) as usize].cut_next, dir(&net, 0, 1));
     }
 }

@@ -23,16 +23,19 @@ pub struct LinkDir {
     pub delay: Time,
     pub(super) ser: Serializer,
     pub loss: Option<Box<dyn LossModel>>,
-    pub from: u32,
     pub to: u32,
+    /// Where packets reaching the far node go on without an event (cut-through; see
+    /// `Network::enqueue_lazy`): [`NO_ROUTE`](super::NO_ROUTE), never; a link direction,
+    /// every packet not addressed to the far node goes on to it (the only next hop of
+    /// every route over this direction, and fed by it alone); [`CUT_BY_ROUTE`], the next
+    /// hop is looked up, and taken if it is fed by this direction alone.
+    pub(super) cut_next: u32,
     /// Packets in propagation: (arrival time, event sequence number, packet, start of its
     /// serialization here), in order.
     pub(super) in_flight: VecDeque<(Time, u64, PktId, Time)>,
     /// The queue's length in packets and bytes, mirrored here (no virtual call per query).
     pub qlen: usize,
     pub qbytes: u64,
-    /// Lazy, and packets reaching the far node may be cut through to a next link.
-    pub(super) cut_ok: bool,
     /// A `TxEnd` event is scheduled (packets wait for the transmitter).
     pub(super) txend_pending: bool,
     /// Whether this is the scenario's `a->b` direction.
@@ -58,7 +61,11 @@ pub struct LinkDir {
     /// Every packet event on this direction (ns-2's trace), when a `packets` trace asks.
     pub packet_log: Option<Box<PacketLog>>,
     pub rate_bps: u64,
+    pub from: u32,
 }
+
+/// [`LinkDir::cut_next`]: the next hop depends on the packet's destination.
+pub(super) const CUT_BY_ROUTE: u32 = super::NO_ROUTE - 1;
 
 impl LinkDir {
     #[allow(clippy::too_many_arguments)]
@@ -93,7 +100,7 @@ impl LinkDir {
             packet_log: None,
             in_flight: VecDeque::new(),
             lazy: None,
-            cut_ok: false,
+            cut_next: super::NO_ROUTE,
             void_arrivals: 0,
         }
     }
@@ -339,10 +346,11 @@ mod tests {
             offset_of!(LinkDir, ser),
             offset_of!(LinkDir, loss),
             offset_of!(LinkDir, to),
+            offset_of!(LinkDir, cut_next),
         ] {
             assert!(off < 64, "{off}");
         }
-        assert!(offset_of!(LinkDir, in_flight) + 32 <= 128 && offset_of!(LinkDir, cut_ok) < 128);
+        assert!(offset_of!(LinkDir, in_flight) + 32 <= 128 && offset_of!(LinkDir, far_early) < 128);
         assert_eq!(offset_of!(LinkDir, lazy), 128);
         assert_eq!(offset_of!(LinkDir, stats) % 64, 0);
         assert!(offset_of!(LinkDir, stats) <= 256);

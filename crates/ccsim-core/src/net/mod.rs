@@ -34,6 +34,7 @@ use crate::measure::{FlowTable, QueueStats};
 use crate::packet::{PacketPool, PktId};
 use crate::queue::{DropReason, Dropped};
 use crate::units::Time;
+use link::CUT_BY_ROUTE;
 use router::BatchRouter;
 
 /// No route.
@@ -343,8 +344,14 @@ impl Network {
             let settled = at.min(self.read_horizon).max(now);
             link.lazy.as_mut().unwrap().prune(settled);
             let Some((start, arr)) = link.admit(ld, settled, at, id, pool, flows) else { return };
-            let (cut_ok, far, dst) = (link.cut_ok, link.to, pool.get(id).dst);
-            if cut_ok && dst != far {
+            let (cut, far, dst) = (link.cut_next, link.to, pool.get(id).dst);
+            if cut != NO_ROUTE && dst != far {
+                if cut != CUT_BY_ROUTE {
+                    debug_assert_eq!(cut, self.route(far, dst), "cut-through from {ld}");
+                    ld = cut;
+                    at = arr;
+                    continue;
+                }
                 let next = self.route(far, dst);
                 if next < BRANCH && self.fed_by[next as usize] == ld {
                     ld = next;
