@@ -3,7 +3,7 @@
 //! take them ahead of the clock.
 
 use super::lazy::LazyFifo;
-use super::link::CUT_BY_ROUTE;
+use super::link::{CUT_BY_ROUTE, CUT_TO_HOST};
 use super::router::BatchRouter;
 use super::{Network, NO_ROUTE};
 use crate::engine::{Event, Scheduler};
@@ -33,6 +33,10 @@ impl Network {
         // none seen; NO_ROUTE: more than one).
         let mut feeder = vec![UNUSED; self.links.len()];
         let mut next = vec![UNUSED; self.links.len()];
+        // Per direction, whether each of its next hops is the last one, into its route's
+        // destination host; and those (direction, last hop) pairs.
+        let mut to_hosts = vec![true; self.links.len()];
+        let mut last_hops = Vec::new();
         let only = |slot: &mut u32, x: u32| *slot = if *slot == UNUSED || *slot == x { x } else { NO_ROUTE };
         for &(a, b) in endpoints {
             for (s, d) in [(a, b), (b, a)] {
@@ -42,6 +46,11 @@ impl Network {
                     only(&mut feeder[l as usize], if i == 0 { NO_ROUTE } else { path[i - 1] });
                     if let Some(&n) = path.get(i + 1) {
                         only(&mut next[l as usize], n);
+                        if i + 2 == path.len() && self.routes.last_hop(d) == n {
+                            last_hops.push((l, n));
+                        } else {
+                            to_hosts[l as usize] = false;
+                        }
                     }
                 }
             }
@@ -53,6 +62,16 @@ impl Network {
                 // Every packet of `f` not addressed to its far node goes on to `o` when `o`
                 // is `f`'s only next hop; otherwise the route says.
                 self.links[f as usize].cut_next = if next[f as usize] == o as u32 { o as u32 } else { CUT_BY_ROUTE };
+            }
+        }
+        // Where every next hop is the last one into a host, fed by this direction alone, the
+        // next hop is the destination's link from its router: no route or feeder to read.
+        for &(f, o) in &last_hops {
+            to_hosts[f as usize] &= self.fed_by[o as usize] == f;
+        }
+        for (l, &h) in self.links.iter_mut().zip(&to_hosts) {
+            if h && l.cut_next == CUT_BY_ROUTE {
+                l.cut_next = CUT_TO_HOST;
             }
         }
         // Batch routers: no flow ends there, every link in and out is lazy, and every
@@ -152,51 +171,65 @@ mod tests {
     use super::*;
     use crate::queue::{DropTail, Limit};
 
-    /// A dumbbell: hosts `s0..` on router `a` (node 0), `d0..` on router `b` (node 1), one
-    /// duplex link each; returns the network and the index of direction `from -> to`.
-    fn dumbbell(hosts: u32) -> (Network, impl Fn(&Network, u32, u32) -> u32) {
-        let nodes = (0..2 + 2 * hosts).map(|i| Node { name: format!("n{i}") }).collect();
-        let mut ends = vec![(0, 1)];
-        for h in 0..hosts {
-            ends.push((2 + h, 0));
-            ends.push((1, 2 + hosts + h));
-        }
+    /// `n` nodes joined by the duplex links `ends`, with plain FIFO queues.
+    fn network(n: u32, ends: &[(u32, u32)]) -> Network {
+        let nodes = (0..n).map(|i| Node { name: format!("n{i}") }).collect();
         let links = ends
             .iter()
             .flat_map(|&(a, b)| [(a, b), (b, a)])
             .enumerate()
             .map(|(i, (a, b))| LinkDir::new(i % 2 == 0, a, b, 1_000_000, 1_000, Box::new(DropTail::new(Limit::Packets(10))), None))
             .collect();
-        let dir = |net: &Network, a: u32, b: u32| net.links.iter().position(|l| (l.from, l.to) == (a, b)).unwrap() as u32;
-        (Network::new(nodes, links), dir)
+        Network::new(nodes, links)
     }
 
-    /// One flow: every hop goes on to the same next one (no route lookup); two flows: the
-    /// shared bottleneck is fed by two access links, and the hop after it depends on the
-    /// packet's destination.
+    /// [`LinkDir::cut_next`] of direction `a -> b`.
+    fn cut(net: &Network, a: u32, b: u32) -> u32 {
+        net.links[dir(net, a, b) as usize].cut_next
+    }
+
+    /// The index of direction `a -> b`.
+    fn dir(net: &Network, a: u32, b: u32) -> u32 {
+        net.links.iter().position(|l| (l.from, l.to) == (a, b)).unwrap() as u32
+    }
+
+    /// One flow: every hop goes on to the same next one; two flows sharing a bottleneck: the
+    /// hop after it is the link into the packet's destination; a router where some routes
+    /// end and others go on: the route is looked up.
     #[test]
     fn cut_through_is_precomputed_where_every_route_goes_on_alike() {
-        let (mut net, dir) = dumbbell(1);
-        net.enable_fast_paths(&[(2, 3)], &[], &[false; 4]);
-        let cut = |net: &Network, a, b| net.links[dir(net, a, b) as usize].cut_next;
+        // Routers 0 and 1; hosts 2, 3 (senders, on 0) and 4, 5 (receivers, on 1).
+        let dumbbell = [(0, 1), (2, 0), (3, 0), (1, 4), (1, 5)];
+        let mut net = network(6, &dumbbell);
+        net.enable_fast_paths(&[(2, 4)], &[], &[false; 6]);
         assert_eq!(cut(&net, 2, 0), dir(&net, 0, 1));
-        assert_eq!(cut(&net, 0, 1), dir(&net, 1, 3));
-        assert_eq!(cut(&net, 3, 1), dir(&net, 1, 0));
+        assert_eq!(cut(&net, 0, 1), dir(&net, 1, 4));
+        assert_eq!(cut(&net, 4, 1), dir(&net, 1, 0));
         assert_eq!(cut(&net, 1, 0), dir(&net, 0, 2));
         // The last hops feed no further direction.
-        assert_eq!((cut(&net, 1, 3), cut(&net, 0, 2)), (NO_ROUTE, NO_ROUTE));
+        assert_eq!((cut(&net, 1, 4), cut(&net, 0, 2)), (NO_ROUTE, NO_ROUTE));
 
-        let (mut net, dir) = dumbbell(2);
+        let mut net = network(6, &dumbbell);
         net.enable_fast_paths(&[(2, 4), (3, 5)], &[], &[false; 6]);
-        let cut = |net: &Network, a, b| net.links[dir(net, a, b) as usize].cut_next;
         // Two access links share the bottleneck: no cut-through to it, either way.
         assert_eq!((cut(&net, 2, 0), cut(&net, 4, 1)), (NO_ROUTE, NO_ROUTE));
-        // Past the bottleneck, each receiver's link is fed by it alone, by destination.
-        assert_eq!((cut(&net, 0, 1), cut(&net, 1, 0)), (CUT_BY_ROUTE, CUT_BY_ROUTE));
+        // Past the bottleneck, each receiver's link is fed by it alone.
+        assert_eq!((cut(&net, 0, 1), cut(&net, 1, 0)), (CUT_TO_HOST, CUT_TO_HOST));
+
         // A node element at the far end makes the next link a real queue: no cut-through.
-        let (mut net, dir) = dumbbell(1);
-        net.enable_fast_paths(&[(2, 3)], &[], &[false, true, false, false]);
-        assert_eq!(net.links[dir(&net, 0, 1) as usize].cut_next, NO_ROUTE);
-        assert_eq!(net.links[dir(&net, 2, 0) as usize].cut_next, dir(&net, 0, 1));
+        let mut net = network(6, &dumbbell);
+        let mut elements = [false; 6];
+        elements[1] = true;
+        net.enable_fast_paths(&[(2, 4)], &[], &elements);
+        assert_eq!((cut(&net, 0, 1), cut(&net, 2, 0)), (NO_ROUTE, dir(&net, 0, 1)));
+
+        // A line of routers 0 - 1 - 2, sender 3 on 0, receivers 4 on 1 and 5 on 2: past
+        // 0 -> 1 some routes end one hop further and one goes on to router 2.
+        let mut net = network(6, &[(0, 1), (1, 2), (3, 0), (1, 4), (2, 5)]);
+        net.enable_fast_paths(&[(3, 4), (3, 5)], &[], &[false; 6]);
+        assert_eq!(cut(&net, 0, 1), CUT_BY_ROUTE);
+        assert_eq!(cut(&net, 1, 2), dir(&net, 2, 5));
+        // Back: router 1 takes the ACKs of both receivers to router 0, then to the sender.
+        assert_eq!((cut(&net, 2, 1), cut(&net, 1, 0)), (NO_ROUTE, dir(&net, 0, 3)));
     }
 }

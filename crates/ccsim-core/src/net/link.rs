@@ -27,8 +27,10 @@ pub struct LinkDir {
     /// Where packets reaching the far node go on without an event (cut-through; see
     /// `Network::enqueue_lazy`): [`NO_ROUTE`](super::NO_ROUTE), never; a link direction,
     /// every packet not addressed to the far node goes on to it (the only next hop of
-    /// every route over this direction, and fed by it alone); [`CUT_BY_ROUTE`], the next
-    /// hop is looked up, and taken if it is fed by this direction alone.
+    /// every route over this direction, and fed by it alone); [`CUT_TO_HOST`], the link
+    /// into the packet's destination host (every route over this direction ends one hop
+    /// further, and this direction alone feeds each of those last hops); [`CUT_BY_ROUTE`],
+    /// the next hop is looked up, and taken if it is fed by this direction alone.
     pub(super) cut_next: u32,
     /// Packets in propagation: (arrival time, event sequence number, packet, start of its
     /// serialization here), in order.
@@ -64,8 +66,11 @@ pub struct LinkDir {
     pub from: u32,
 }
 
-/// [`LinkDir::cut_next`]: the next hop depends on the packet's destination.
+/// [`LinkDir::cut_next`]: the next hop depends on the packet's destination, and is looked up.
 pub(super) const CUT_BY_ROUTE: u32 = super::NO_ROUTE - 1;
+/// [`LinkDir::cut_next`]: the next hop is the last, into the packet's destination host
+/// ([`Routes::last_hop`](super::Routes::last_hop)), and fed by this direction alone.
+pub(super) const CUT_TO_HOST: u32 = super::NO_ROUTE - 2;
 
 impl LinkDir {
     #[allow(clippy::too_many_arguments)]

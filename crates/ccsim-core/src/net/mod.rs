@@ -34,7 +34,7 @@ use crate::measure::{FlowTable, QueueStats};
 use crate::packet::{PacketPool, PktId};
 use crate::queue::{DropReason, Dropped};
 use crate::units::Time;
-use link::CUT_BY_ROUTE;
+use link::CUT_TO_HOST;
 use router::BatchRouter;
 
 /// No route.
@@ -346,9 +346,17 @@ impl Network {
             let Some((start, arr)) = link.admit(ld, settled, at, id, pool, flows) else { return };
             let (cut, far, dst) = (link.cut_next, link.to, pool.get(id).dst);
             if cut != NO_ROUTE && dst != far {
-                if cut != CUT_BY_ROUTE {
+                if cut < CUT_TO_HOST {
                     debug_assert_eq!(cut, self.route(far, dst), "cut-through from {ld}");
                     ld = cut;
+                    at = arr;
+                    continue;
+                }
+                // A group's address is no host: its packets take the lookup.
+                let host = if cut == CUT_TO_HOST { self.routes.last_hop(dst) } else { NO_ROUTE };
+                if host != NO_ROUTE {
+                    debug_assert_eq!((host, self.fed_by[host as usize]), (self.route(far, dst), ld), "cut-through from {ld}");
+                    ld = host;
                     at = arr;
                     continue;
                 }
