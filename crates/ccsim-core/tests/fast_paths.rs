@@ -325,6 +325,49 @@ start = "0.0291s"
     assert!(q("drops_overflow") > 0 && q("drops_loss") > 0, "{} overflow, {} loss", q("drops_overflow"), q("drops_loss"));
 }
 
+/// A multicast receiver that other flows' routes pass through (a leaf of its group's tree,
+/// not of the topology): a unicast flow's packets cross its router `r1` on to `x`, so the
+/// set-up's cut-through from `p` goes on to `r1 -> x`; the group's packets must end at
+/// `r1` all the same (the set-up's hop adjusted by `add_group`; before that, they were
+/// cut through to `x` and the run panicked).
+#[test]
+fn a_group_packet_ends_at_a_receiver_that_other_routes_pass_through() {
+    let link = |a: &str, b: &str| format!("[[links]]\na = \"{a}\"\nb = \"{b}\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\n");
+    let links: String = [("s", "b"), ("b", "p"), ("p", "r1"), ("r1", "x"), ("b", "r2")].iter().map(|&(a, b)| link(a, b)).collect();
+    let toml = format!(
+        r#"nodes = ["s", "b", "p", "r1", "x", "r2"]
+[simulation]
+duration = "1s"
+seed = 1
+{links}
+[[flows]]
+name = "m"
+kind = "cbr"
+src = "s"
+dst = ["r1", "r2"]
+rate = "1Mbps"
+packet_size = 1000
+[[flows]]
+name = "u"
+kind = "cbr"
+src = "s"
+dst = "x"
+rate = "1Mbps"
+packet_size = 1000
+[[elements]]
+kind = "replicate"
+node = "b"
+"#
+    );
+    let fast = run(&toml, false);
+    let slow = run(&toml, true);
+    assert_eq!(fast.receivers, slow.receivers);
+    same_counts("multicast", &fast, &slow);
+    let delivered = fast.receivers.i64("delivered_pkts").unwrap();
+    // The group's two receivers and the unicast flow's.
+    assert!(delivered.len() == 3 && delivered.iter().all(|&d| d > 100), "{delivered:?}");
+}
+
 /// Hosts whose agent takes packets ahead of the clock (every sender and receiver here),
 /// under everything that must stop it: flow traces sampling the agents' state, a warm-up,
 /// delayed-ACK timers, retransmission timeouts on a lossy path, ns-2's random send

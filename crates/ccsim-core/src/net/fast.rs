@@ -16,8 +16,13 @@ impl Network {
     /// model's state traced (`traced`: directions with a queue trace); then cut-through is
     /// enabled where a lazy direction is the only feeder of the next one. `endpoints` are
     /// the flows' (source, sink) nodes: packets travel only between a flow's two ends,
-    /// both ways, along the routes.
+    /// both ways, along the routes (a group's packets along its tree, and
+    /// [`Network::add_group`] adjusts the cut-through hops decided here to it). A node
+    /// element that sent a packet off those routes could be cut through to a wrong next
+    /// hop: the built-in elements do not (cells keep their frame's address; replicators
+    /// send on the group's branches).
     pub fn enable_fast_paths(&mut self, endpoints: &[(u32, u32)], traced: &[u32], elem_node: &[bool]) {
+        debug_assert!(self.groups.is_empty(), "groups are added after the fast paths (see add_group)");
         for (i, l) in self.links.iter_mut().enumerate() {
             let loss_traced = l.loss.is_some() && traced.contains(&(i as u32));
             let logged = l.capture.is_some() || l.drop_log.is_some() || l.packet_log.is_some();

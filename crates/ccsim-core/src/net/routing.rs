@@ -2,6 +2,7 @@
 //! link direction, memory linear in the hosts) and multicast trees (the union of the
 //! unicast paths from a group's sender to its receivers).
 
+use super::link::{CUT_BY_ROUTE, CUT_TO_HOST};
 use super::{Network, NO_ROUTE};
 use std::collections::VecDeque;
 
@@ -255,6 +256,16 @@ impl Network {
     pub fn add_group(&mut self, sender: u32, receivers: &[u32]) -> Option<u32> {
         let ends: Vec<(u32, u32)> = self.links.iter().map(|l| (l.from, l.to)).collect();
         let tree = MulticastTree::new(&self.routes, &ends, sender, receivers)?;
+        // A cut-through hop decided at set-up (`LinkDir::cut_next`) is the unicast routes'
+        // next hop; a group's packet on a tree link goes where the tree says, which differs
+        // at a receiver that other routes pass through (the packet ends there): such links
+        // look the hop up.
+        for &l in tree.children.iter().flatten() {
+            let link = &mut self.links[l as usize];
+            if link.cut_next < CUT_TO_HOST && tree.next[link.to as usize] != link.cut_next {
+                link.cut_next = CUT_BY_ROUTE;
+            }
+        }
         self.groups.push(tree);
         Some((self.nodes.len() + self.groups.len() - 1) as u32)
     }
