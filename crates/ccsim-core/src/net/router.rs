@@ -85,8 +85,10 @@ pub(super) struct BatchRouter {
     pub(super) next: Time,
     /// Holding packets in `inbox` rather than on the lines.
     pub(super) use_inbox: bool,
-    /// With the scan: the incoming links whose lines hold packets.
-    active: Vec<u32>,
+    /// With the scan: the incoming links whose lines hold packets, each with the arrival
+    /// time of its line's head (so that a line with nothing due is passed over without
+    /// touching the link).
+    active: Vec<(Time, u32)>,
     /// With the inbox: every packet on its way.
     inbox: Inbox,
     /// Scratch for moving the packets on their way between the lines and the inbox (kept
@@ -129,7 +131,7 @@ impl BatchRouter {
         } else {
             let (arr, start, seq, id, ld) = p;
             if link.in_flight.is_empty() {
-                self.active.push(ld);
+                self.active.push((arr, ld));
             }
             link.in_flight.push_back((arr, seq, id, start));
         }
@@ -147,11 +149,18 @@ impl BatchRouter {
         sorted.clear();
         // Lines in the order they filled (kept by `retain`): the packets come out nearly
         // in arrival order, which the sort below finds cheap.
-        self.active.retain(|&ld| {
-            let l = &mut links[ld as usize];
+        self.active.retain_mut(|(head, ld)| {
+            if *head >= horizon {
+                // Nothing due on this line (most visits in S1: 78 %).
+                next = next.min(*head);
+                return true;
+            }
+            let l = &mut links[*ld as usize];
+            debug_assert_eq!(l.in_flight.front().map(|f| f.0), Some(*head));
             while let Some(&(at, seq, id, start)) = l.in_flight.front() {
                 if at >= horizon {
                     next = next.min(at);
+                    *head = at;
                     break;
                 }
                 sorted.push((at, start, seq, id));
@@ -212,13 +221,13 @@ impl BatchRouter {
             for &(at, start, seq, id, ld) in &all {
                 let l = &mut links[ld as usize];
                 if l.in_flight.is_empty() {
-                    self.active.push(ld);
+                    self.active.push((at, ld));
                 }
                 l.in_flight.push_back((at, seq, id, start));
             }
             self.got = all;
         } else {
-            for ld in self.active.drain(..) {
+            for (_, ld) in self.active.drain(..) {
                 for (at, seq, id, start) in links[ld as usize].in_flight.drain(..) {
                     self.inbox.push((at, start, seq, id, ld));
                 }
