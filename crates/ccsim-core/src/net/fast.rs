@@ -200,7 +200,8 @@ mod tests {
 
     /// One flow: every hop goes on to the same next one; two flows sharing a bottleneck: the
     /// hop after it is the link into the packet's destination; a router where some routes
-    /// end and others go on: the route is looked up.
+    /// end and others go on, or where a last hop is fed by another direction too: the
+    /// route is looked up.
     #[test]
     fn cut_through_is_precomputed_where_every_route_goes_on_alike() {
         // Routers 0 and 1; hosts 2, 3 (senders, on 0) and 4, 5 (receivers, on 1).
@@ -236,5 +237,14 @@ mod tests {
         assert_eq!(cut(&net, 1, 2), dir(&net, 2, 5));
         // Back: router 1 takes the ACKs of both receivers to router 0, then to the sender.
         assert_eq!((cut(&net, 2, 1), cut(&net, 1, 0)), (NO_ROUTE, dir(&net, 0, 3)));
+
+        // Routes over 0 -> 1 all end one hop further, but the last hop into 5 is fed by
+        // router 6's link as well: the route is looked up (into 4 it is cut through, into
+        // 5 not).
+        let mut net = network(8, &[(0, 1), (2, 0), (1, 4), (1, 5), (6, 1), (7, 6)]);
+        net.enable_fast_paths(&[(2, 4), (2, 5), (7, 5)], &[], &[false; 8]);
+        assert_eq!(cut(&net, 0, 1), CUT_BY_ROUTE);
+        assert_eq!(net.fed_by[dir(&net, 1, 4) as usize], dir(&net, 0, 1));
+        assert_eq!(net.fed_by[dir(&net, 1, 5) as usize], NO_ROUTE);
     }
 }
