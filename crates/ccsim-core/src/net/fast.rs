@@ -10,6 +10,9 @@ use crate::engine::{Event, Scheduler};
 use crate::packet::PktId;
 use crate::units::Time;
 
+/// In the set-up's per-direction tables: nothing seen yet.
+const UNUSED: u32 = NO_ROUTE - 2;
+
 impl Network {
     /// Turns on the event-free paths (see `net/lazy.rs`): every direction with a plain FIFO
     /// queue becomes lazy, unless it is captured to pcap, logs its drops or packets, or has its loss
@@ -33,7 +36,6 @@ impl Network {
                 l.lazy = Some(LazyFifo::new(limit));
             }
         }
-        const UNUSED: u32 = NO_ROUTE - 2;
         // Per direction, its only feeder and its only next hop over every route (UNUSED:
         // none seen; NO_ROUTE: more than one).
         let mut feeder = vec![UNUSED; self.links.len()];
@@ -103,10 +105,32 @@ impl Network {
                 for &l in &ins {
                     self.links[l as usize].far_router = self.routers.len() as u32;
                 }
-                let r = BatchRouter::new(v as u32, ins, look[v], self.inbox_policy);
+                let mut r = BatchRouter::new(v as u32, ins, look[v], self.inbox_policy);
+                r.out = self.router_out(&r.ins, &next);
                 self.routers.push(r);
             }
         }
+    }
+
+    /// The one link direction by which every packet a batch router takes (one not cut
+    /// through past it) leaves, given its incoming directions `ins` and each direction's
+    /// only next hop over the routes (`next`: [`NO_ROUTE`] for several); [`NO_ROUTE`] if
+    /// they leave by several, or if that is not known.
+    fn router_out(&self, ins: &[u32], next: &[u32]) -> u32 {
+        let mut out = NO_ROUTE;
+        for &f in ins {
+            let n = next[f as usize];
+            if n == UNUSED || self.links[f as usize].cut_next == CUT_TO_HOST {
+                continue; // no route goes on past the router, or all are cut through
+            }
+            if n == NO_ROUTE || (out != NO_ROUTE && out != n) {
+                return NO_ROUTE;
+            }
+            if self.fed_by[n as usize] != f {
+                out = n; // else all cut through to `n`
+            }
+        }
+        out
     }
 
     /// See `Network::read_horizon` (private): no queue statistics are read before `t`.
@@ -201,7 +225,7 @@ mod tests {
     /// One flow: every hop goes on to the same next one; two flows sharing a bottleneck: the
     /// hop after it is the link into the packet's destination; a router where some routes
     /// end and others go on, or where a last hop is fed by another direction too: the
-    /// route is looked up.
+    /// route is looked up. A batch router whose packets all leave by one link knows it.
     #[test]
     fn cut_through_is_precomputed_where_every_route_goes_on_alike() {
         // Routers 0 and 1; hosts 2, 3 (senders, on 0) and 4, 5 (receivers, on 1).
@@ -221,6 +245,9 @@ mod tests {
         assert_eq!((cut(&net, 2, 0), cut(&net, 4, 1)), (NO_ROUTE, NO_ROUTE));
         // Past the bottleneck, each receiver's link is fed by it alone.
         assert_eq!((cut(&net, 0, 1), cut(&net, 1, 0)), (CUT_TO_HOST, CUT_TO_HOST));
+        // So each router takes only what goes over the bottleneck: it leaves by one link.
+        let out = |net: &Network, v: u32| net.routers[net.router_of[v as usize] as usize].out;
+        assert_eq!((out(&net, 0), out(&net, 1)), (dir(&net, 0, 1), dir(&net, 1, 0)));
 
         // A node element at the far end makes the next link a real queue: no cut-through.
         let mut net = network(6, &dumbbell);
@@ -235,6 +262,10 @@ mod tests {
         net.enable_fast_paths(&[(3, 4), (3, 5)], &[], &[false; 6]);
         assert_eq!(cut(&net, 0, 1), CUT_BY_ROUTE);
         assert_eq!(cut(&net, 1, 2), dir(&net, 2, 5));
+        // Router 1 takes packets for 4 and for router 2 from one link: it looks the route
+        // up (router 2 takes none: both ways are cut through past it).
+        let out = |net: &Network, v: u32| net.routers[net.router_of[v as usize] as usize].out;
+        assert_eq!((out(&net, 1), out(&net, 2)), (NO_ROUTE, NO_ROUTE));
         // Back: router 1 takes the ACKs of both receivers to router 0, then to the sender.
         assert_eq!((cut(&net, 2, 1), cut(&net, 1, 0)), (NO_ROUTE, dir(&net, 0, 3)));
 

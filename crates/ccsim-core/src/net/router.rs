@@ -5,7 +5,7 @@
 
 use super::inbox::Inbox;
 use super::link::LinkDir;
-use super::Network;
+use super::{Network, NO_ROUTE};
 use crate::engine::{Event, Scheduler};
 use crate::measure::FlowTable;
 use crate::packet::{PacketPool, PktId};
@@ -79,6 +79,9 @@ pub(super) struct BatchRouter {
     pub(super) node: u32,
     /// Incoming link directions.
     pub(super) ins: Vec<u32>,
+    /// The one direction every packet it takes leaves by (found at set-up), or
+    /// [`NO_ROUTE`]: the route is looked up per packet.
+    pub(super) out: u32,
     /// The look-ahead: the smallest incoming delay.
     pub(super) lookahead: Time,
     /// Time of the pending `NodeArrive` event (`Time::MAX`: none).
@@ -111,6 +114,7 @@ impl BatchRouter {
         BatchRouter {
             node,
             ins,
+            out: NO_ROUTE,
             lookahead,
             next: Time::MAX,
             use_inbox,
@@ -254,7 +258,7 @@ impl Network {
             return; // superseded by an earlier event
         }
         r.next = Time::MAX;
-        let horizon = now + r.lookahead;
+        let (horizon, sole_out) = (now + r.lookahead, r.out);
         let mut batch = std::mem::take(&mut self.batch_buf);
         batch.clear();
         let next = r.take(now, horizon, &mut self.links, &mut self.scan_buf, &mut batch);
@@ -274,7 +278,8 @@ impl Network {
                 }
             }
             let (at, id) = batch[i];
-            let out = self.route(node, pool.get(id).dst);
+            let out = if sole_out != NO_ROUTE { sole_out } else { self.route(node, pool.get(id).dst) };
+            debug_assert_eq!(out, self.route(node, pool.get(id).dst), "router {node}");
             self.enqueue_lazy(out, at, id, sched, pool, flows);
         }
         self.batch_buf = batch;
