@@ -120,15 +120,17 @@ impl Network {
         let mut out = NO_ROUTE;
         for &f in ins {
             let n = next[f as usize];
-            if n == UNUSED || self.links[f as usize].cut_next == CUT_TO_HOST {
-                continue; // no route goes on past the router, or all are cut through
+            // No route goes on past the router, or every packet is cut through past it (to
+            // its destination's host, or to `n`, fed by `f` alone).
+            if n == UNUSED || self.links[f as usize].cut_next == CUT_TO_HOST || (n != NO_ROUTE && self.fed_by[n as usize] == f) {
+                continue;
             }
+            // Several next hops (some of which the router may take), or another than the
+            // other links' packets.
             if n == NO_ROUTE || (out != NO_ROUTE && out != n) {
                 return NO_ROUTE;
             }
-            if self.fed_by[n as usize] != f {
-                out = n; // else all cut through to `n`
-            }
+            out = n;
         }
         out
     }
@@ -262,8 +264,9 @@ mod tests {
         net.enable_fast_paths(&[(3, 4), (3, 5)], &[], &[false; 6]);
         assert_eq!(cut(&net, 0, 1), CUT_BY_ROUTE);
         assert_eq!(cut(&net, 1, 2), dir(&net, 2, 5));
-        // Router 1 takes packets for 4 and for router 2 from one link: it looks the route
-        // up (router 2 takes none: both ways are cut through past it).
+        // Router 1 takes only the ACKs (towards 0), but the set-up does not know that the
+        // packets of 0 -> 1, with two next hops, are all cut through: it looks the route up
+        // (router 2 takes none: both ways are cut through past it).
         let out = |net: &Network, v: u32| net.routers[net.router_of[v as usize] as usize].out;
         assert_eq!((out(&net, 1), out(&net, 2)), (NO_ROUTE, NO_ROUTE));
         // Back: router 1 takes the ACKs of both receivers to router 0, then to the sender.
@@ -277,5 +280,16 @@ mod tests {
         assert_eq!(cut(&net, 0, 1), CUT_BY_ROUTE);
         assert_eq!(net.fed_by[dir(&net, 1, 4) as usize], dir(&net, 0, 1));
         assert_eq!(net.fed_by[dir(&net, 1, 5) as usize], NO_ROUTE);
+
+        // Routers 0 and 1; hosts 2, 3, 5, 6, 7, 8 on router 1, hosts 4, 9, 10 on router 0.
+        // Router 1 takes packets from 5 (out by 1 -> 0) and from 2 (out by 1 -> 7, which 8
+        // feeds too): two ways out, so it looks the route up.
+        let mut ends = vec![(0, 1)];
+        ends.extend([2, 3, 5, 6, 7, 8].map(|h| (h, 1)));
+        ends.extend([4, 9, 10].map(|h| (h, 0)));
+        let mut net = network(11, &ends);
+        net.enable_fast_paths(&[(7, 2), (5, 4), (8, 7), (6, 9)], &[], &[false; 11]);
+        let out = |net: &Network, v: u32| net.routers[net.router_of[v as usize] as usize].out;
+        assert_eq!(out(&net, 1), NO_ROUTE);
     }
 }
