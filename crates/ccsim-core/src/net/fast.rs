@@ -219,6 +219,11 @@ mod tests {
         net.links[dir(net, a, b) as usize].cut_next
     }
 
+    /// [`BatchRouter::out`] of the router at node `v`.
+    fn out(net: &Network, v: u32) -> u32 {
+        net.routers[net.router_of[v as usize] as usize].out
+    }
+
     /// The index of direction `a -> b`.
     fn dir(net: &Network, a: u32, b: u32) -> u32 {
         net.links.iter().position(|l| (l.from, l.to) == (a, b)).unwrap() as u32
@@ -248,7 +253,6 @@ mod tests {
         // Past the bottleneck, each receiver's link is fed by it alone.
         assert_eq!((cut(&net, 0, 1), cut(&net, 1, 0)), (CUT_TO_HOST, CUT_TO_HOST));
         // So each router takes only what goes over the bottleneck: it leaves by one link.
-        let out = |net: &Network, v: u32| net.routers[net.router_of[v as usize] as usize].out;
         assert_eq!((out(&net, 0), out(&net, 1)), (dir(&net, 0, 1), dir(&net, 1, 0)));
 
         // A node element at the far end makes the next link a real queue: no cut-through.
@@ -267,7 +271,6 @@ mod tests {
         // Router 1 takes only the ACKs (towards 0), but the set-up does not know that the
         // packets of 0 -> 1, with two next hops, are all cut through: it looks the route up
         // (router 2 takes none: both ways are cut through past it).
-        let out = |net: &Network, v: u32| net.routers[net.router_of[v as usize] as usize].out;
         assert_eq!((out(&net, 1), out(&net, 2)), (NO_ROUTE, NO_ROUTE));
         // Back: router 1 takes the ACKs of both receivers to router 0, then to the sender.
         assert_eq!((cut(&net, 2, 1), cut(&net, 1, 0)), (NO_ROUTE, dir(&net, 0, 3)));
@@ -289,7 +292,6 @@ mod tests {
         ends.extend([4, 9, 10].map(|h| (h, 0)));
         let mut net = network(11, &ends);
         net.enable_fast_paths(&[(7, 2), (5, 4), (8, 7), (6, 9)], &[], &[false; 11]);
-        let out = |net: &Network, v: u32| net.routers[net.router_of[v as usize] as usize].out;
         assert_eq!(out(&net, 1), NO_ROUTE);
     }
 }
