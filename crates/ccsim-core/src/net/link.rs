@@ -66,6 +66,10 @@ pub struct LinkDir {
     pub from: u32,
 }
 
+/// The cache lines of a `LinkDir` that a packet finding its transmitter free reads: its
+/// first two and the lazy FIFO's two (not the statistics' line; see `LazyFifo`).
+pub(super) const IDLE_CROSSING_LINES: usize = 4;
+
 /// [`LinkDir::cut_next`]: the next hop depends on the packet's destination, and is looked up.
 pub(super) const CUT_BY_ROUTE: u32 = super::NO_ROUTE - 1;
 /// [`LinkDir::cut_next`]: the next hop is the last, into the packet's destination host
@@ -141,7 +145,7 @@ impl LinkDir {
             // The commonest crossing, without the general path's machinery.
             let size = p.size;
             let tx = self.ser.time(size);
-            lz.pass_idle(now, at, size, tx, &mut self.stats, || (p.flow, p.kind != Kind::Ack));
+            lz.pass_idle(now, at, size, tx, || (p.flow, p.kind != Kind::Ack));
             self.busy_until = at + tx;
             return Some((at, at + tx + self.delay));
         }

@@ -245,6 +245,7 @@ impl Network {
         for (i, l) in self.links.iter_mut().enumerate() {
             if let Some(lz) = l.lazy.as_mut() {
                 lz.prune(now);
+                lz.fold(&mut l.stats);
                 let (s, p, b) = lz.view(now, &l.stats);
                 (l.stats, l.qlen, l.qbytes) = (s, p, b);
                 lz.flow_drops_after(now, flows, i as u32, false, self.static_flows);
