@@ -85,10 +85,12 @@ pub(crate) struct Offer {
 /// lines of `LinkDir`, after its first two. Laid out by hand (`repr(C)`) so that the
 /// commonest crossing (a packet that finds the transmitter free, see
 /// [`LazyFifo::pass_idle`]) reads and writes these two lines and no other line of its link
-/// direction but the first: the ledger's length, the largest packet that fits, and the
-/// peak in the first; its counts in the second (`QueueStats` on a line of its own is left
-/// alone; [`LazyFifo::view`] adds them). At 10 000 flows a packet crosses about two cold
-/// directions, so each line less is about two cache misses less per packet.
+/// direction but the first (and the second at a chain's end): the ledger's length, the
+/// largest packet that fits, the peak and the idle serialization time in the first; the
+/// idle packet and byte counts (and the limit, whose tag is the option's) in the second.
+/// `QueueStats`, on a line of its own, is left alone: [`LazyFifo::view`] adds the idle
+/// counts. No wall-time gain was measured on the benchmarks' machine (docs/benchmarks.md,
+/// seventeenth session): the hints already fetch these lines at 10 000 flows.
 #[repr(C)]
 pub(crate) struct LazyFifo {
     /// Crossings not entirely in the past, in admission (= arrival) order.
