@@ -54,7 +54,12 @@ pub struct LinkDir {
     pub(super) far_router: u32,
     /// Set when this direction runs event-free (see [`lazy`]); `queue` then stays empty.
     pub(super) lazy: Option<LazyFifo>,
-    pub stats: QueueStats,
+    /// The direction's counters. On a lazy direction they are complete only at the end of
+    /// the run: during it, crossings that found the transmitter free are counted in the
+    /// lazy FIFO (`LazyFifo::fold`) and crossings decided ahead of the clock are counted
+    /// whole; read them through [`Network::queue_view`](super::Network::queue_view), which
+    /// gives them as of an instant.
+    pub(crate) stats: QueueStats,
     pub queue: Box<dyn Queue>,
     /// pcap capture of packets as they start serialization.
     pub capture: Option<Box<crate::trace::pcap::PcapWriter>>,
