@@ -404,11 +404,7 @@ impl LazyFifo {
     pub fn view(&self, t: Time, stats: &QueueStats) -> (QueueStats, usize, u64) {
         let mut s = stats.clone();
         let (mut qp, mut qb) = (0usize, 0u64);
-        s.arrivals += self.idle_pkts;
-        s.arrival_bytes += self.idle_bytes;
-        s.departures += self.idle_pkts;
-        s.departure_bytes += self.idle_bytes;
-        s.busy_ns += self.idle_busy;
+        self.add_idle(&mut s);
         s.max_pkts = self.max_pkts as u64;
         s.max_bytes = self.max_bytes;
         for c in &self.ledger {
@@ -504,12 +500,17 @@ impl LazyFifo {
 
     /// Moves the idle counts ([`LazyFifo::pass_idle`]) into `stats`, the link's own counts.
     pub fn fold(&mut self, stats: &mut QueueStats) {
+        self.add_idle(stats);
+        (self.idle_pkts, self.idle_bytes, self.idle_busy) = (0, 0, 0);
+    }
+
+    /// Adds the idle counts to `stats`: each an arrival and a departure.
+    fn add_idle(&self, stats: &mut QueueStats) {
         stats.arrivals += self.idle_pkts;
         stats.arrival_bytes += self.idle_bytes;
         stats.departures += self.idle_pkts;
         stats.departure_bytes += self.idle_bytes;
         stats.busy_ns += self.idle_busy;
-        (self.idle_pkts, self.idle_bytes, self.idle_busy) = (0, 0, 0);
     }
 
     /// Restarts the statistics at `t` (end of warm-up): `stats` keeps only what happens

@@ -271,13 +271,8 @@ impl Network {
                     pool.prefetch(ahead);
                 }
                 if self.prefetch == Level::Flows {
-                    // Where the packet will likely be cut through to, in two steps, each
-                    // reading only what an earlier step brought in: its destination's
-                    // entry in the route table, then the link direction it names.
-                    if let Some(&(_, ahead)) = batch.get(i + PREFETCH_AHEAD * 2 / 3) {
-                        self.routes.prefetch_last_hop(pool.get(ahead).dst);
-                    }
-                    if let Some(&(_, ahead)) = batch.get(i + PREFETCH_AHEAD / 3) {
+                    // Where the packet will likely be cut through to.
+                    if let Some(&(_, ahead)) = batch.get(i + PREFETCH_AHEAD / 2) {
                         self.prefetch_last_hop(pool.get(ahead).dst);
                     }
                 }

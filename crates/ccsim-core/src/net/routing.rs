@@ -140,14 +140,6 @@ impl Routes {
         self.dst.get(dst as usize).map_or(NO_ROUTE, |d| d[1])
     }
 
-    /// Hint: `dst`'s entry, read by [`Routes::last_hop`], brought into the cache.
-    #[inline(always)]
-    pub fn prefetch_last_hop(&self, dst: u32) {
-        if let Some(d) = self.dst.get(dst as usize) {
-            crate::prefetch::lines(d, 1);
-        }
-    }
-
     /// Nodes.
     pub fn nodes(&self) -> usize {
         self.n
@@ -246,15 +238,6 @@ impl Network {
     pub fn prefetch_last_hop(&self, dst: u32) {
         if let Some(l) = self.links.get(self.routes.last_hop(dst) as usize) {
             crate::prefetch::lines(l, super::link::IDLE_CROSSING_LINES);
-        }
-    }
-
-    /// Hint: `node`'s entry in the table of only ways out, read by
-    /// [`Network::prefetch_out_of`], brought into the cache.
-    #[inline(always)]
-    pub fn prefetch_sole(&self, node: u32) {
-        if let Some(s) = self.routes.sole.get(node as usize) {
-            crate::prefetch::lines(s, 1);
         }
     }
 

@@ -84,32 +84,20 @@ impl Simulation {
         stop
     }
 
-    /// Hints for the packets `batch[i]` is followed by ([`Level`]), in steps that each read
-    /// only what an earlier step brought in (a hint that reads a line not yet there waits
-    /// for it like any load).
+    /// Hints for the packets `batch[i]` is followed by ([`Level`]).
     #[inline(always)]
     fn prefetch_ahead(&self, batch: &[crate::net::EarlyPacket], i: usize) {
-        let net = &self.core.net;
-        if let Some(&(_, _, ld, ahead, _)) = batch.get(i + PREFETCH_AHEAD) {
+        if let Some(&(_, _, _, ahead, _)) = batch.get(i + PREFETCH_AHEAD) {
             self.core.pool.prefetch(ahead);
-            if self.prefetch == Level::Flows {
-                // The link it arrives on (named in the list itself).
-                if let Some(l) = net.links.get(ld as usize) {
-                    crate::prefetch::lines(l, 2);
-                }
-            }
         }
         if self.prefetch == Level::Flows {
             if let Some(&(_, _, ld, ahead, _)) = batch.get(i + PREFETCH_AHEAD / 2) {
-                self.prefetch_flow(ahead);
-                // The host's entry in the table of ways out.
-                if let Some(l) = net.links.get(ld as usize) {
-                    net.prefetch_sole(l.to);
-                }
+                self.prefetch_flow(ld, ahead);
             }
             if let Some(&(_, _, ld, ahead, _)) = batch.get(i + 1) {
                 self.prefetch_agent(ahead);
                 // The host's way out, for what its agent sends in reply.
+                let net = &self.core.net;
                 if let Some(l) = net.links.get(ld as usize) {
                     net.prefetch_out_of(l.to);
                 }
@@ -118,10 +106,13 @@ impl Simulation {
     }
 
     /// Hints for a packet to be handed over a few packets from now (its packet already
-    /// asked for): its flow's slot and statistics.
+    /// asked for): the link it arrives on, its flow's slot and statistics.
     #[inline(always)]
-    fn prefetch_flow(&self, id: crate::packet::PktId) {
+    fn prefetch_flow(&self, ld: u32, id: crate::packet::PktId) {
         use crate::prefetch::lines;
+        if let Some(l) = self.core.net.links.get(ld as usize) {
+            lines(l, 2);
+        }
         let flow = self.core.pool.get(id).flow as usize;
         if let (Some(slot), Some(st)) = (self.flows.get(flow), self.core.flows.get(flow)) {
             lines(slot, 3);
