@@ -152,7 +152,7 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub fn timer_at(&mut self, at: Time, kind: u16, token: u32) {
         debug_assert!(kind < RESERVED_TIMER);
-        self.core.sched.at(at.max(self.now), Event::Timer { flow: self.flow, token, end: self.end, kind });
+        self.core.sched.timer_at(at.max(self.now), Event::Timer { flow: self.flow, token, end: self.end, kind });
     }
 
     /// A receiver reports that it holds all the data of a finite transfer (its completion
