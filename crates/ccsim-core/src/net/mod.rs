@@ -101,10 +101,9 @@ pub struct Network {
     routers: Vec<BatchRouter>,
     router_of: Vec<u32>,
     inbox_policy: InboxPolicy,
-    batch_buf: Vec<(Time, PktId)>,
+    batch_buf: Vec<router::Scanned>,
     /// What batch routers ask to be brought into the cache ahead of use.
     prefetch: crate::prefetch::Level,
-    scan_buf: Vec<router::Scanned>,
     /// Packets for such nodes, decided to arrive at `.0` (with the event sequence number
     /// they would have had, `.1`) over direction `.2`, packet `.3`, having started
     /// serialization there at `.4`: the simulation hands them to the agent after the
@@ -140,7 +139,6 @@ impl Network {
             inbox_policy: InboxPolicy::Adaptive,
             batch_buf: Vec::new(),
             prefetch: crate::prefetch::Level::None,
-            scan_buf: Vec::new(),
             early: Vec::new(),
             read_horizon: 0,
             dropped: Vec::with_capacity(16),

@@ -16,7 +16,8 @@ use crate::units::Time;
 /// of serialization on its last link, event sequence number, packet, that link).
 pub(super) type Inbound = (Time, Time, u64, PktId, u32);
 
-/// A packet taken from a line by the scan: an [`Inbound`] without its link.
+/// A packet a router takes (from a line or the inbox), in its order: an [`Inbound`]
+/// without its link.
 pub(super) type Scanned = (Time, Time, u64, PktId);
 
 /// How batch routers hold the packets on their way to them. Either way gives the same
@@ -145,14 +146,13 @@ impl BatchRouter {
     /// run them (arrival time; ties by when they started serialization on their last link,
     /// then in scheduling order); returns the earliest arrival left (`Time::MAX`: none).
     #[inline(always)]
-    fn take(&mut self, now: Time, horizon: Time, links: &mut [LinkDir], sorted: &mut Vec<Scanned>, batch: &mut Vec<(Time, PktId)>) -> Time {
+    fn take(&mut self, now: Time, horizon: Time, links: &mut [LinkDir], batch: &mut Vec<Scanned>) -> Time {
         if self.use_inbox {
             return self.take_inbox(horizon, batch);
         }
         let mut next = Time::MAX;
         // Lines that gave packets: one line's are in order already (no sort).
         let mut lines = 0u32;
-        sorted.clear();
         // Lines in the order they filled (kept by `retain`): the packets come out nearly
         // in arrival order, which the sort below finds cheap.
         self.active.retain_mut(|(head, ld)| {
@@ -170,7 +170,7 @@ impl BatchRouter {
                     *head = at;
                     break;
                 }
-                sorted.push((at, start, seq, id));
+                batch.push((at, start, seq, id));
                 l.in_flight.pop_front();
             }
             // The line's ledger pruned while it is in the cache (leaving it to the next
@@ -181,18 +181,18 @@ impl BatchRouter {
             !l.in_flight.is_empty()
         });
         if lines > 1 {
-            sorted.sort_unstable_by_key(|&(at, start, seq, _)| (at, start, seq));
+            batch.sort_unstable_by_key(|&(at, start, seq, _)| (at, start, seq));
         }
-        debug_assert!(sorted.is_sorted_by_key(|&(at, start, seq, _)| (at, start, seq)));
-        batch.extend(sorted.iter().map(|&(at, _, _, id)| (at, id)));
+        debug_assert!(batch.is_sorted_by_key(|&(at, start, seq, _)| (at, start, seq)));
         next
     }
 
     /// [`BatchRouter::take`] from the inbox (out of line: the scan's code stays as it was
     /// without it, S1 +0.9 % instructions inlined).
     #[inline(never)]
-    fn take_inbox(&mut self, horizon: Time, batch: &mut Vec<(Time, PktId)>) -> Time {
-        self.inbox.take_with(horizon, batch, |&(at, _, _, id, _)| (at, id)) // in order
+    fn take_inbox(&mut self, horizon: Time, batch: &mut Vec<Scanned>) -> Time {
+        self.inbox.take_with(horizon, batch, |&(at, start, seq, id, _)| (at, start, seq, id))
+        // in order
     }
 
     /// Adaptive policy: counts an event that took `n` packets and, every
@@ -267,23 +267,23 @@ impl Network {
         let (horizon, sole_out) = (now + r.lookahead, r.out);
         let mut batch = std::mem::take(&mut self.batch_buf);
         batch.clear();
-        let next = r.take(now, horizon, &mut self.links, &mut self.scan_buf, &mut batch);
+        let next = r.take(now, horizon, &mut self.links, &mut batch);
         if !matches!(self.inbox_policy, InboxPolicy::FromLines(_)) {
             r.review(batch.len(), &mut self.links, self.inbox_policy);
         }
         for i in 0..batch.len() {
             if self.prefetch != Level::None {
-                if let Some(&(_, ahead)) = batch.get(i + PREFETCH_AHEAD) {
+                if let Some(&(_, _, _, ahead)) = batch.get(i + PREFETCH_AHEAD) {
                     pool.prefetch(ahead);
                 }
                 if self.prefetch == Level::Flows {
                     // Where the packet will likely be cut through to.
-                    if let Some(&(_, ahead)) = batch.get(i + PREFETCH_AHEAD / 2) {
+                    if let Some(&(_, _, _, ahead)) = batch.get(i + PREFETCH_AHEAD / 2) {
                         self.prefetch_last_hop(pool.get(ahead).dst);
                     }
                 }
             }
-            let (at, id) = batch[i];
+            let (at, _, _, id) = batch[i];
             let out = if sole_out != NO_ROUTE { sole_out } else { self.route(node, pool.get(id).dst) };
             debug_assert_eq!(out, self.route(node, pool.get(id).dst), "router {node}");
             self.enqueue_lazy(out, at, id, sched, pool, flows);
