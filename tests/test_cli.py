@@ -576,9 +576,51 @@ def test_htsim_runner_scaling_both_pages(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "run_ccsim", fake_ccsim)
     out = tmp_path / "s.json"
     assert runner.main(["scaling", "--flows", "10", "20", "--reps", "2", "--pages", "both", "--json", str(out)]) == 0
-    assert seen == ["0", "1", "1", "0"] * 2
+    # Rounds: every flow count once per round, forwards then backwards, pages alternating.
+    assert seen == ["0", "1", "0", "1", "1", "0", "1", "0"]
     rows = json.loads(out.read_text())
     r = rows[0]
     got = [r[k] for k in ("ccsim_small_ns_per_pkt", "ccsim_huge_ns_per_pkt", "htsim_small_ns_per_pkt", "htsim_huge_ns_per_pkt",
                           "ccsim_ns_per_pkt", "htsim_ns_per_pkt")]
     assert got == pytest.approx([400, 200, 1000, 500, 200, 500]) and rows[1]["ccsim_vs_first"] == pytest.approx(1.0)
+
+
+def test_htsim_runner_scaling_growth_verdict(tmp_path, monkeypatch, capsys):
+    """`run.py scaling`: each count's growth over 10 flows is the median of the rounds'
+    ratios (a round runs every count once, so a slow round slows all its points alike) with
+    its interval, and the last count's growth is judged against `--max-growth`."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("htsim_runner4", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    order = []
+    slow = iter([1.0] * 3 + [1.5] * 3 + [1.0] * 3)  # the second round runs 1.5x slower throughout
+
+    def fake_ccsim(args, env=None):
+        n = int(args[1])
+        order.append(n)
+        cost = {1: 90, 10: 100, 10000: 300}[n] * next(slow)
+        return {"wall_s": cost * 1e-9 * 1e6, "bottleneck_pkts": 1_000_000}
+
+    def fake_htsim(args):
+        n = int(args[0])
+        return {"wall_s": {1: 100, 10: 100, 10000: 1000}[n] * 1e-9 * 1e6, "bottleneck_pkts": 1_000_000}
+
+    monkeypatch.setattr(runner, "run_ccsim", fake_ccsim)
+    monkeypatch.setattr(runner, "run_htsim", fake_htsim)
+    monkeypatch.setattr(runner, "scale_args", lambda n, secs, per_flow, pkts: ([str(n), str(secs)], [str(n), "1000", "q", "1000"], secs))
+    out = tmp_path / "g.json"
+    assert runner.main(["scaling", "--flows", "1", "10", "10000", "--reps", "3", "--json", str(out)]) == 0
+    assert order == [1, 10, 10000, 10000, 10, 1, 1, 10, 10000]
+    rows = json.loads(out.read_text())
+    assert [r["base_flows"] for r in rows] == [10] * 3
+    assert rows[2]["ccsim_growth"] == pytest.approx(3.0) and rows[2]["ccsim_growth_ci"] == pytest.approx([3.0, 3.0])
+    assert rows[0]["ccsim_growth"] == pytest.approx(0.9) and rows[2]["htsim_growth"] == pytest.approx(10.0)
+    assert rows[2]["verdict"] == "does not hold" and rows[2]["max_growth"] == 2.0
+    assert "10 -> 10000 flows: ccsim x3.00 [3.00, 3.00]" in capsys.readouterr().out
+    order.clear()
+    slow = iter([1.0] * 9)
+    assert runner.main(["scaling", "--flows", "10", "10000", "--reps", "3", "--max-growth", "4", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())[1]["verdict"] == "holds"
+    assert [runner.growth_verdict(*ci, 2.0) for ci in ([1.5, 2.0], [2.1, 3.0], [1.9, 2.1])] == ["holds", "does not hold", "inconclusive"]

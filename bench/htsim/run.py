@@ -2,7 +2,7 @@
 
     python bench/htsim/run.py build [--htsim URL_OR_GIT_DIR] [--commit SHA] [--pgo]
     python bench/htsim/run.py compare [--reps 5] [--scenario S1 S2 S3] [--access] [--htsim-pgo] [--target 1.25] [--json OUT]
-    python bench/htsim/run.py scaling [--flows 10 100 1000 10000] [--seconds 10] [--reps 3] [--json OUT]
+    python bench/htsim/run.py scaling [--flows 10 100 1000 10000] [--seconds 10] [--reps 3] [--max-growth 2] [--json OUT]
     python bench/htsim/run.py scaling --per-flow-mbps 1 [--packets 1e6] [--flows ...]
     python bench/htsim/run.py instructions [--scenario S1 S2 S3] [--short 0.1] [--json OUT]
     python bench/htsim/run.py scaling --instructions [--flows ...] [--short 0.1]
@@ -29,7 +29,11 @@ it straddles it. htsim runs its default
 flow; without it htsim's single flow stays far below the link).
 
 `scaling` measures the cost per bottleneck packet (wall ns / packet) as flows grow on S3's
-dumbbell (1 Gb/s, 10 ms, queue 1000) in both simulators, alternating. On a fixed bottleneck
+dumbbell (1 Gb/s, 10 ms, queue 1000) in both simulators, alternating, in rounds that each
+run every flow count once; it prints each count's growth over 10 flows as the median of
+the rounds' ratios with its 95 % bootstrap interval, and a verdict on the last count's
+growth against `--max-growth` (the issue's 2x at 10 000 flows) by the same rule as
+`compare`'s (holds when the whole interval is at most the limit). On a fixed bottleneck
 each flow's share shrinks as flows grow, until TCP lives on retransmission timeouts (at
 10 000 flows a timeout per 4.6 bottleneck packets): the work per packet changes, not only
 the state. `--per-flow-mbps R` keeps each flow's regime instead (the bottleneck at R times
@@ -166,6 +170,10 @@ PAGES = {"small": ({"CCSIM_HUGEPAGES": "0"}, None), "huge": ({"CCSIM_HUGEPAGES":
 #: The issue's target for `compare`: ccsim at least this many times htsim's rate.
 TARGET = 1.25
 
+#: The issue's target for `scaling`: the cost per packet at 10 000 flows at most this many
+#: times the cost at 10 (`--max-growth`).
+MAX_GROWTH = 2.0
+
 
 def ratios(c: list[float], h: list[float]) -> dict:
     """ccsim / htsim from rates measured in rounds (`c[i]` and `h[i]` back to back): the
@@ -188,6 +196,16 @@ def verdict(lo: float, hi: float, target: float = TARGET) -> str:
     if lo >= target:
         return "holds"
     if hi < target:
+        return "does not hold"
+    return "inconclusive"
+
+
+def growth_verdict(lo: float, hi: float, limit: float = MAX_GROWTH) -> str:
+    """The same rule for a growth that must stay at or below `limit`: holds when the whole
+    interval does, does not hold when it lies wholly above, inconclusive otherwise."""
+    if hi <= limit:
+        return "holds"
+    if lo > limit:
         return "does not hold"
     return "inconclusive"
 
@@ -216,7 +234,8 @@ def compare(scenarios: list[str], reps: int, access: bool, target: float = TARGE
 
 
 def scaling(flows: list[int], seconds: float, reps: int, per_flow_mbps: float | None = None,
-            packets: float = 1e6, pages_both: bool = False, short: float | None = None) -> list[dict]:
+            packets: float = 1e6, pages_both: bool = False, short: float | None = None,
+            max_growth: float = MAX_GROWTH) -> list[dict]:
     """Cost per bottleneck packet as flows grow. By default the issue's experiment: S3's
     dumbbell (1 Gb/s, 10 ms, queue 1 000) for `seconds`, whatever the flows. With
     `per_flow_mbps`, each flow's regime is kept instead: the bottleneck at that rate times
@@ -225,44 +244,67 @@ def scaling(flows: list[int], seconds: float, reps: int, per_flow_mbps: float | 
     and without transparent huge pages, the four configurations alternating (extra
     columns `<sim>_<small|huge>_ns_per_pkt`). With `short`, instructions per packet
     instead (see `instructions`: `reps` counts of each ccsim run; `pages_both` does not
-    apply)."""
+    apply).
+
+    The runs go in rounds: each round runs every flow count once (in turn forwards and
+    backwards), so that the points of one round see the machine in the same state. Each
+    point's growth over the base (10 flows, else the first count) is the median of the
+    rounds' ratios with its 95 % bootstrap interval; the last point's growth is judged
+    against `max_growth` (the issue: 10 000 flows at most 2x 10) by `growth_verdict`."""
     global htsim_env
     if short is not None:
         return scaling_instructions(flows, seconds, per_flow_mbps, packets, short, reps)
-    rows = []
-    for n in flows:
-        cargs, hargs, secs = scale_args(n, seconds, per_flow_mbps, packets)
-        rate_mbps, queue = float(hargs[1]), int(hargs[3])
-        pages = list(PAGES) if pages_both else [None]
-        c: dict = {p: [] for p in pages}
-        h: dict = {p: [] for p in pages}
-        default_env = htsim_env
-        for k in range(reps):
+    pages = list(PAGES) if pages_both else [None]
+    main_pages = "huge" if pages_both else None
+    c: dict = {n: {p: [] for p in pages} for n in flows}
+    h: dict = {n: {p: [] for p in pages} for n in flows}
+    args = {n: scale_args(n, seconds, per_flow_mbps, packets) for n in flows}
+    default_env = htsim_env
+    for k in range(reps):
+        for n in (flows if k % 2 == 0 else flows[::-1]):
+            cargs, hargs, _ = args[n]
             for p in (pages if k % 2 == 0 else pages[::-1]):
                 cenv = dict(os.environ, **PAGES[p][0]) if p else None
                 r = run_ccsim(["scale", *cargs], env=cenv)
-                c[p].append(r["wall_s"] / r["bottleneck_pkts"] * 1e9)
+                c[n][p].append(r["wall_s"] / r["bottleneck_pkts"] * 1e9)
                 if p:
                     tun = PAGES[p][1]
                     htsim_env = dict(os.environ, GLIBC_TUNABLES=tun) if tun else {k2: v for k2, v in os.environ.items() if k2 != "GLIBC_TUNABLES"}
                 r = run_htsim(hargs)
                 htsim_env = default_env
-                h[p].append(r["wall_s"] / r["bottleneck_pkts"] * 1e9)
-        main_pages = "huge" if pages_both else None
+                h[n][p].append(r["wall_s"] / r["bottleneck_pkts"] * 1e9)
+    base = 10 if 10 in flows else flows[0]
+    rows = []
+    for n in flows:
+        _, hargs, secs = args[n]
+        rate_mbps, queue = float(hargs[1]), int(hargs[3])
+        cm, hm = c[n][main_pages], h[n][main_pages]
+        cg, clo, chi = paired(c[base][main_pages], cm)
+        hg, hlo, hhi = paired(h[base][main_pages], hm)
         row = {"flows": n, "bottleneck_mbps": rate_mbps, "queue": queue, "seconds": secs,
-               "ccsim_ns_per_pkt": statistics.median(c[main_pages]), "htsim_ns_per_pkt": statistics.median(h[main_pages]), "reps": reps}
+               "ccsim_ns_per_pkt": statistics.median(cm), "htsim_ns_per_pkt": statistics.median(hm), "reps": reps,
+               "base_flows": base, "ccsim_growth": cg, "ccsim_growth_ci": [clo, chi], "htsim_growth": hg, "htsim_growth_ci": [hlo, hhi],
+               "ccsim_all": cm, "htsim_all": hm}
         for p in pages if pages_both else []:
-            row[f"ccsim_{p}_ns_per_pkt"] = statistics.median(c[p])
-            row[f"htsim_{p}_ns_per_pkt"] = statistics.median(h[p])
+            row[f"ccsim_{p}_ns_per_pkt"] = statistics.median(c[n][p])
+            row[f"htsim_{p}_ns_per_pkt"] = statistics.median(h[n][p])
         rows.append(row)
         both = "".join(f"; {p} pages: ccsim {row[f'ccsim_{p}_ns_per_pkt']:.0f}, htsim {row[f'htsim_{p}_ns_per_pkt']:.0f}"
                        for p in (pages if pages_both else []))
-        print(f"{n} flows ({rate_mbps:g} Mb/s, queue {queue}, {secs:g} s): ccsim {row['ccsim_ns_per_pkt']:.0f} ns/pkt, "
-              f"htsim {row['htsim_ns_per_pkt']:.0f} ns/pkt{both}", flush=True)
-    base = rows[0]
+        print(f"{n} flows ({rate_mbps:g} Mb/s, queue {queue}, {secs:g} s): ccsim {row['ccsim_ns_per_pkt']:.0f} ns/pkt "
+              f"(x{cg:.2f} [{clo:.2f}, {chi:.2f}] of {base} flows), htsim {row['htsim_ns_per_pkt']:.0f} ns/pkt "
+              f"(x{hg:.2f} [{hlo:.2f}, {hhi:.2f}]){both}", flush=True)
     for r in rows:
-        r["ccsim_vs_first"] = r["ccsim_ns_per_pkt"] / base["ccsim_ns_per_pkt"]
-        r["htsim_vs_first"] = r["htsim_ns_per_pkt"] / base["htsim_ns_per_pkt"]
+        r["ccsim_vs_first"] = r["ccsim_ns_per_pkt"] / rows[0]["ccsim_ns_per_pkt"]
+        r["htsim_vs_first"] = r["htsim_ns_per_pkt"] / rows[0]["htsim_ns_per_pkt"]
+    last = rows[-1]
+    if last["flows"] != base:
+        lo, hi = last["ccsim_growth_ci"]
+        last["max_growth"] = max_growth
+        last["verdict"] = growth_verdict(lo, hi, max_growth)
+        print(f"{base} -> {last['flows']} flows: ccsim x{last['ccsim_growth']:.2f} [{lo:.2f}, {hi:.2f}] "
+              f"(the rounds' median ratio, 95 % CI), htsim x{last['htsim_growth']:.2f}; "
+              f"target <= {max_growth:g}x: {last['verdict']}", flush=True)
     return rows
 
 
@@ -407,7 +449,9 @@ def main(argv=None) -> int:
     s = sub.add_parser("scaling")
     s.add_argument("--flows", type=int, nargs="+", default=[10, 100, 1000, 10000])
     s.add_argument("--seconds", type=float, default=10.0)
-    s.add_argument("--reps", type=int, default=3)
+    s.add_argument("--reps", type=int, default=3, help="rounds: each runs every flow count once, both simulators")
+    s.add_argument("--max-growth", type=float, default=MAX_GROWTH,
+                   help="the growth judged: the last count's cost at most this many times the base's (10 flows)")
     s.add_argument("--per-flow-mbps", type=float, help="keep each flow's regime: bottleneck this rate × flows, "
                    "queue 10 packets per flow, runs of about --packets bottleneck packets")
     s.add_argument("--packets", type=float, default=1e6)
@@ -443,7 +487,7 @@ def main(argv=None) -> int:
         rows = compare(a.scenario, a.reps, a.access, a.target)
     else:
         rows = scaling(a.flows, a.seconds, a.reps, a.per_flow_mbps, a.packets, a.pages == "both",
-                       a.short if a.instructions else None)
+                       a.short if a.instructions else None, a.max_growth)
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))
     return 0
