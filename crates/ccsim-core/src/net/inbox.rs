@@ -147,8 +147,8 @@ impl Inbox {
         self.take_with(horizon, out, |p| *p)
     }
 
-    /// [`Inbox::take`], each packet written as `f` makes it (a router keeps only its
-    /// arrival time and id: one copy, not two).
+    /// [`Inbox::take`], each packet written as `f` makes it (a router keeps it without
+    /// its link, in the buffer it forwards from: one copy, not two).
     #[inline]
     pub(super) fn take_with<T>(&mut self, horizon: Time, out: &mut Vec<T>, f: impl Fn(&Inbound) -> T) -> Time {
         let mut taken = 0;
