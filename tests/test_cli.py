@@ -623,4 +623,4 @@ def test_htsim_runner_scaling_growth_verdict(tmp_path, monkeypatch, capsys):
     slow = iter([1.0] * 9)
     assert runner.main(["scaling", "--flows", "10", "10000", "--reps", "3", "--max-growth", "4", "--json", str(out)]) == 0
     assert json.loads(out.read_text())[1]["verdict"] == "holds"
-    assert [runner.growth_verdict(*ci, 2.0) for ci in ([1.5, 2.0], [2.1, 3.0], [1.9, 2.1])] == ["holds", "does not hold", "inconclusive"]
+    assert [runner.verdict(*ci, 2.0, at_most=True) for ci in ([1.5, 2.0], [2.1, 3.0], [1.9, 2.1])] == ["holds", "does not hold", "inconclusive"]

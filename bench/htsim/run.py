@@ -189,23 +189,16 @@ def ratios(c: list[float], h: list[float]) -> dict:
             "ratio_best": max(c) / max(h)}
 
 
-def verdict(lo: float, hi: float, target: float = TARGET) -> str:
+def verdict(lo: float, hi: float, target: float = TARGET, at_most: bool = False) -> str:
     """The rule docs/benchmarks.md states for a speed target, on the interval of the
-    rounds' median ratio: holds when the whole interval reaches `target`, does not hold
-    when it lies wholly below, inconclusive when `target` lies inside it."""
+    rounds' median ratio: holds when the whole interval reaches `target` (with `at_most`:
+    stays at or below it), does not hold when it lies wholly on the other side,
+    inconclusive when `target` lies inside it."""
+    if at_most:
+        return verdict(-hi, -lo, -target)
     if lo >= target:
         return "holds"
     if hi < target:
-        return "does not hold"
-    return "inconclusive"
-
-
-def growth_verdict(lo: float, hi: float, limit: float = MAX_GROWTH) -> str:
-    """The same rule for a growth that must stay at or below `limit`: holds when the whole
-    interval does, does not hold when it lies wholly above, inconclusive otherwise."""
-    if hi <= limit:
-        return "holds"
-    if lo > limit:
         return "does not hold"
     return "inconclusive"
 
@@ -250,7 +243,7 @@ def scaling(flows: list[int], seconds: float, reps: int, per_flow_mbps: float | 
     backwards), so that the points of one round see the machine in the same state. Each
     point's growth over the base (10 flows, else the first count) is the median of the
     rounds' ratios with its 95 % bootstrap interval; the last point's growth is judged
-    against `max_growth` (the issue: 10 000 flows at most 2x 10) by `growth_verdict`."""
+    against `max_growth` (the issue: 10 000 flows at most 2x 10) by `verdict`."""
     global htsim_env
     if short is not None:
         return scaling_instructions(flows, seconds, per_flow_mbps, packets, short, reps)
@@ -301,7 +294,7 @@ def scaling(flows: list[int], seconds: float, reps: int, per_flow_mbps: float | 
     if last["flows"] != base:
         lo, hi = last["ccsim_growth_ci"]
         last["max_growth"] = max_growth
-        last["verdict"] = growth_verdict(lo, hi, max_growth)
+        last["verdict"] = verdict(lo, hi, max_growth, at_most=True)
         print(f"{base} -> {last['flows']} flows: ccsim x{last['ccsim_growth']:.2f} [{lo:.2f}, {hi:.2f}] "
               f"(the rounds' median ratio, 95 % CI), htsim x{last['htsim_growth']:.2f}; "
               f"target <= {max_growth:g}x: {last['verdict']}", flush=True)

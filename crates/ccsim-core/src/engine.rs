@@ -52,6 +52,11 @@ struct Entry {
 
 impl Entry {
     #[inline]
+    fn new(at: Time, seq: u64, event: Event) -> Self {
+        Entry { key: ((at as u128) << 64) | seq as u128, event }
+    }
+
+    #[inline]
     fn time(&self) -> Time {
         (self.key >> 64) as Time
     }
@@ -243,7 +248,7 @@ impl Scheduler {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let seq = self.seq;
         self.seq += 1;
-        self.heap.push(Entry { key: ((at.max(self.now) as u128) << 64) | seq as u128, event });
+        self.heap.push(Entry::new(at.max(self.now), seq, event));
     }
 
     /// [`Scheduler::at`] for an agent's timer: one far ahead of the clock waits in the
@@ -255,7 +260,7 @@ impl Scheduler {
         let seq = self.seq;
         self.seq += 1;
         let at = at.max(self.now);
-        let e = Entry { key: ((at as u128) << 64) | seq as u128, event };
+        let e = Entry::new(at, seq, event);
         if at - self.now >= 1 << FAR_SHIFT {
             if let Some(e) = self.far.hold(self.now, at, e) {
                 self.heap.push(e);
@@ -278,7 +283,7 @@ impl Scheduler {
     #[inline]
     pub fn at_with_seq(&mut self, at: Time, seq: u64, event: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
-        self.heap.push(Entry { key: ((at as u128) << 64) | seq as u128, event });
+        self.heap.push(Entry::new(at, seq, event));
     }
 
     /// Schedules `event` after `delay`.
