@@ -509,6 +509,16 @@ def test_htsim_runner_instructions(tmp_path, monkeypatch, capsys):
     assert row["ccsim_instr_spread"] == 0
     assert "S1: ccsim 2000 instructions per bottleneck packet" in capsys.readouterr().out
     assert runner.main(["instructions", "--short", "1.5"]) == 2
+    assert row["htsim_access"] is False
+    # `--access`: htsim with an access queue per flow at S1's access rate (1 Gb/s), both
+    # durations; ccsim's commands unchanged.
+    seen.clear()
+    assert runner.main(["instructions", "--scenario", "S1", "--access", "--reps", "1", "--json", str(out)]) == 0
+    hcmds = [c for c in seen if c[0] != sys.executable]
+    assert [c[5] for c in hcmds] == ["60", "6"] and all(c[-2:] == ["--access-mbps", "1000"] for c in hcmds)
+    assert all("--access-mbps" not in c for c in seen if c[0] == sys.executable)
+    assert json.loads(out.read_text())[0]["htsim_access"] is True
+    assert "an access queue per flow" in capsys.readouterr().out
     # ccsim's start-up varies from run to run: the medians of the reps, and their spread.
     noise = iter([0, 50_000, -50_000, 20_000, 0, -20_000])
 

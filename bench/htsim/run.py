@@ -4,7 +4,7 @@
     python bench/htsim/run.py compare [--reps 5] [--scenario S1 S2 S3] [--access] [--htsim-pgo] [--target 1.25] [--json OUT]
     python bench/htsim/run.py scaling [--flows 10 100 1000 10000] [--seconds 10] [--reps 3] [--max-growth 2] [--json OUT]
     python bench/htsim/run.py scaling --per-flow-mbps 1 [--packets 1e6] [--flows ...]
-    python bench/htsim/run.py instructions [--scenario S1 S2 S3] [--short 0.1] [--json OUT]
+    python bench/htsim/run.py instructions [--scenario S1 S2 S3] [--short 0.1] [--access] [--json OUT]
     python bench/htsim/run.py scaling --instructions [--flows ...] [--short 0.1]
 
 `build` extracts htsim's `sim/` directory at the measured commit from its public
@@ -47,7 +47,8 @@ packets is the marginal cost of a packet, without start-up, set-up and results. 
 count is the same on every run; ccsim's includes Python's start-up, which varies by about
 0.3 % from run to run even with a fixed hash seed, so each ccsim run is counted `--reps`
 times (3) and the medians are used; the spread of the marginal over the reps is printed.
-Slow: valgrind runs each about 50 times slower than natively. `scaling --instructions` counts the scaling curve's runs the
+`--access` counts htsim with an access queue per flow (as `compare --access`): the nearer
+model to ccsim's, like with like in work per packet (nineteenth session). Slow: valgrind runs each about 50 times slower than natively. `scaling --instructions` counts the scaling curve's runs the
 same way: how much of the growth in cost per packet is work (instructions) and how much
 is waiting for memory.
 
@@ -360,19 +361,22 @@ def counted(commands, full_s: float, short: float, reps: int) -> tuple[dict, dic
     return cm, marginal(*h)
 
 
-def instructions(scenarios: list[str], short: float, reps: int = 3) -> list[dict]:
+def instructions(scenarios: list[str], short: float, reps: int = 3, access: bool = False) -> list[dict]:
+    """Instructions per bottleneck packet of each scenario, both simulators; `access`: htsim
+    with an access queue per flow (`compare --access`), closer to ccsim's full model (which
+    also has reverse queues and routers that htsim's model has not)."""
     rows = []
     for s in scenarios:
         full_s = float(HTSIM_ARGS[s][4])
         short_s = round(full_s * short, 3)
 
         def commands(secs: str, s=s) -> tuple[list[str], list[str]]:
-            hargs = list(HTSIM_ARGS[s])
+            hargs = list(HTSIM_ARGS[s]) + (["--access-mbps", ACCESS_MBPS[s]] if access else [])
             hargs[4] = secs
             return [sys.executable, "-m", "ccsim._benchworker", s, "--seconds", secs], [str(htsim_binary), *hargs]
 
         cm, hm = counted(commands, full_s, short, reps)
-        row = {"scenario": s, "seconds": full_s, "short_seconds": short_s, "reps": reps,
+        row = {"scenario": s, "seconds": full_s, "short_seconds": short_s, "reps": reps, "htsim_access": access,
                "ccsim_instr_per_pkt": cm["instr_per_pkt"], "ccsim_instr_spread": cm["instr_spread"],
                "htsim_instr_per_pkt": hm["instr_per_pkt"],
                "ccsim_events_per_pkt": cm["events_per_pkt"], "htsim_events_per_pkt": hm["events_per_pkt"],
@@ -381,7 +385,7 @@ def instructions(scenarios: list[str], short: float, reps: int = 3) -> list[dict
         rows.append(row)
         print(f"{s}: ccsim {row['ccsim_instr_per_pkt']:.0f} instructions per bottleneck packet "
               f"(spread {row['ccsim_instr_spread']:.0f} over {reps} pairs; {row['ccsim_events_per_pkt']:.2f} events), htsim {row['htsim_instr_per_pkt']:.0f} "
-              f"({row['htsim_events_per_pkt']:.2f} events); htsim/ccsim {row['htsim_over_ccsim']:.2f}", flush=True)
+              f"({row['htsim_events_per_pkt']:.2f} events{', an access queue per flow' if access else ''}); htsim/ccsim {row['htsim_over_ccsim']:.2f}", flush=True)
     return rows
 
 
@@ -464,6 +468,7 @@ def main(argv=None) -> int:
     i.add_argument("--reps", type=int, default=3, help="counts of each ccsim run (their median; htsim's count is exact)")
     i.add_argument("--json", type=Path)
     i.add_argument("--htsim-pgo", action="store_true", help="count the profile-guided htsim (build --pgo)")
+    i.add_argument("--access", action="store_true", help="htsim with an access queue per flow too")
     a = ap.parse_args(argv)
     if a.cmd == "build":
         build(a.htsim, a.commit, a.pgo)
@@ -475,7 +480,7 @@ def main(argv=None) -> int:
         print("--short must be between 0 and 1 (a fraction of the full duration)", file=sys.stderr)
         return 2
     if a.cmd == "instructions":
-        rows = instructions(a.scenario, a.short, a.reps)
+        rows = instructions(a.scenario, a.short, a.reps, a.access)
     elif a.cmd == "compare":
         rows = compare(a.scenario, a.reps, a.access, a.target)
     else:
