@@ -47,10 +47,11 @@ packets is the marginal cost of a packet, without start-up, set-up and results. 
 count is the same on every run; ccsim's includes Python's start-up, which varies by about
 0.3 % from run to run even with a fixed hash seed, so each ccsim run is counted `--reps`
 times (3) and the medians are used; the spread of the marginal over the reps is printed.
-`--access` counts htsim with an access queue per flow (as `compare --access`): the nearer
-model to ccsim's, like with like in work per packet (nineteenth session). Slow: valgrind runs each about 50 times slower than natively. `scaling --instructions` counts the scaling curve's runs the
-same way: how much of the growth in cost per packet is work (instructions) and how much
-is waiting for memory.
+`--access` counts htsim with an access queue per flow (as `compare --access`), the nearer
+model to ccsim's (nineteenth session). Slow: valgrind runs each about 50 times slower than
+natively. `scaling --instructions` counts the scaling curve's runs the same way: how much
+of the growth in cost per packet is work (instructions) and how much is waiting for
+memory.
 
 Needs g++, make, git and tar; ccsim installed in the running Python; valgrind for
 `instructions`.
@@ -204,10 +205,16 @@ def verdict(lo: float, hi: float, target: float = TARGET, at_most: bool = False)
     return "inconclusive"
 
 
+def htsim_args(scenario: str, access: bool) -> list[str]:
+    """htsim's arguments for `scenario`; `access`: with an access queue per flow at ten
+    times the bottleneck's rate (as ccsim's access links)."""
+    return HTSIM_ARGS[scenario] + (["--access-mbps", ACCESS_MBPS[scenario]] if access else [])
+
+
 def compare(scenarios: list[str], reps: int, access: bool, target: float = TARGET) -> list[dict]:
     rows = []
     for s in scenarios:
-        hargs = HTSIM_ARGS[s] + (["--access-mbps", ACCESS_MBPS[s]] if access else [])
+        hargs = htsim_args(s, access)
         c, h = [], []
         for k in range(reps):  # alternate: one of each per round, who goes first alternating too
             for sim in ("ccsim", "htsim") if k % 2 == 0 else ("htsim", "ccsim"):
@@ -371,7 +378,7 @@ def instructions(scenarios: list[str], short: float, reps: int = 3, access: bool
         short_s = round(full_s * short, 3)
 
         def commands(secs: str, s=s) -> tuple[list[str], list[str]]:
-            hargs = list(HTSIM_ARGS[s]) + (["--access-mbps", ACCESS_MBPS[s]] if access else [])
+            hargs = htsim_args(s, access)
             hargs[4] = secs
             return [sys.executable, "-m", "ccsim._benchworker", s, "--seconds", secs], [str(htsim_binary), *hargs]
 
