@@ -110,6 +110,9 @@ impl Network {
                 self.routers.push(r);
             }
         }
+        for l in &mut self.links {
+            l.send_fast = l.feeds_router_alone();
+        }
     }
 
     /// The one link direction by which every packet a batch router takes (one not cut
@@ -293,5 +296,27 @@ mod tests {
         let mut net = network(11, &ends);
         net.enable_fast_paths(&[(7, 2), (5, 4), (8, 7), (6, 9)], &[], &[false; 11]);
         assert_eq!(out(&net, 1), NO_ROUTE);
+    }
+
+    /// A node's send takes `send_lazy`'s short path only on a direction into a batch
+    /// router's line with nothing cut through past it: the access links of a shared
+    /// bottleneck, not those of a lone flow (cut through to the bottleneck), not the
+    /// bottleneck's (cut through to the hosts), not the last hops (into hosts).
+    #[test]
+    fn short_sends_only_into_a_routers_line() {
+        let dumbbell = [(0, 1), (2, 0), (3, 0), (1, 4), (1, 5)];
+        let fast = |net: &Network, a: u32, b: u32| net.links[dir(net, a, b) as usize].send_fast;
+        let mut net = network(6, &dumbbell);
+        net.enable_fast_paths(&[(2, 4), (3, 5)], &[], &[false; 6]);
+        assert!(fast(&net, 2, 0) && fast(&net, 3, 0) && fast(&net, 4, 1) && fast(&net, 5, 1));
+        assert!(!fast(&net, 0, 1) && !fast(&net, 1, 0) && !fast(&net, 1, 4) && !fast(&net, 0, 2));
+        for l in &net.links {
+            assert_eq!(l.send_fast, l.feeds_router_alone());
+        }
+
+        let mut net = network(6, &dumbbell);
+        net.enable_fast_paths(&[(2, 4)], &[], &[false; 6]);
+        // One flow: its access links are cut through to the bottleneck.
+        assert!(!fast(&net, 2, 0) && !fast(&net, 4, 1) && !fast(&net, 0, 1) && !fast(&net, 1, 0));
     }
 }

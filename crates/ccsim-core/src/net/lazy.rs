@@ -254,17 +254,37 @@ impl LazyFifo {
     #[inline]
     pub fn pass_idle(&mut self, now: Time, at: Time, size: u32, tx: Time, who: impl FnOnce() -> (u32, bool)) {
         self.all_started();
-        self.idle_pkts += 1;
-        self.idle_bytes += size as u64;
-        self.idle_busy += tx;
         if at <= now {
-            // Entirely in the past (sent at once): only its part in the peak (`record`'s
-            // rule, without building the crossing).
-            return self.peak(at, 1, size as u64);
+            return self.pass_idle_settled(at, size, tx);
         }
+        self.count_idle(size, tx);
         let (flow, forward) = who();
         let c = Crossing { arr: at, start: at, tx, len_pkts: 1, len_bytes: size as u64, flow, size, fate: Fate::Sent, forward, dscp: 0 };
         self.record(now, c);
+    }
+
+    /// Whether a packet of `size` bytes offered to a free transmitter finds nothing in
+    /// the ledger and fits the empty queue: [`LazyFifo::pass_idle_settled`] may take it.
+    #[inline]
+    pub fn settled_alone(&self, size: u32) -> bool {
+        self.ledger.is_empty() && self.fits_alone(size)
+    }
+
+    /// [`LazyFifo::pass_idle`] for a crossing entirely in the past when decided (sent at
+    /// once, at `at`, at or before the settled time), with every earlier crossing started:
+    /// its idle counts and its part in the peak (`record`'s rule, without building it).
+    #[inline]
+    pub fn pass_idle_settled(&mut self, at: Time, size: u32, tx: Time) {
+        debug_assert!(self.cursor == self.base + self.ledger.len() as u64 && self.wait_pkts == 0);
+        self.count_idle(size, tx);
+        self.peak(at, 1, size as u64)
+    }
+
+    #[inline(always)]
+    fn count_idle(&mut self, size: u32, tx: Time) {
+        self.idle_pkts += 1;
+        self.idle_bytes += size as u64;
+        self.idle_busy += tx;
     }
 
     /// Counts a packet refused by the full queue at `o.at` (its arrival already counted).

@@ -44,6 +44,10 @@ pub struct LinkDir {
     pub forward: bool,
     /// The far node's agent takes packets ahead of the clock (see [`Network::early`]).
     pub(super) far_early: bool,
+    /// Lazy, into a batch router's line, no cut-through past it and no loss model: a
+    /// node's send here may take `Network::send_lazy`'s short path (set with the fast
+    /// paths, [`LinkDir::feeds_router_alone`]).
+    pub(super) send_fast: bool,
     /// `LinkArrive` events in the heap made void because their packets were handed to
     /// the far node's agent ahead of the clock (see [`Network::early`]).
     pub(super) void_arrivals: u32,
@@ -115,6 +119,7 @@ impl LinkDir {
             in_flight: VecDeque::new(),
             lazy: None,
             cut_next: super::NO_ROUTE,
+            send_fast: false,
             void_arrivals: 0,
         }
     }
@@ -128,6 +133,12 @@ impl LinkDir {
     /// [`LinkDir::name`] in its three parts, for writing it where it goes without building it.
     pub fn name_parts<'a>(&self, nodes: &'a [super::Node]) -> [&'a str; 3] {
         [&nodes[self.from as usize].name, "->", &nodes[self.to as usize].name]
+    }
+
+    /// Whether this direction is lazy and leads into a batch router's line with nothing
+    /// cut through past it and no loss model ([`LinkDir::send_fast`]).
+    pub(super) fn feeds_router_alone(&self) -> bool {
+        self.lazy.is_some() && self.far_router != super::NO_ROUTE && self.cut_next == super::NO_ROUTE && self.loss.is_none()
     }
 
     /// Offers packet `id` to this lazy direction at time `at` (not before any earlier

@@ -256,7 +256,11 @@ impl Network {
     /// sent by an agent ahead of the clock).
     #[inline(always)]
     pub fn enqueue_at(&mut self, ld: u32, at: Time, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut FlowTable) {
-        if self.links[ld as usize].lazy.is_some() {
+        let link = &self.links[ld as usize];
+        if link.lazy.is_some() {
+            if link.send_fast {
+                return self.send_lazy(ld, at, id, sched, pool, flows);
+            }
             return self.enqueue_lazy(ld, at, id, sched, pool, flows);
         }
         let now = sched.now();
@@ -325,6 +329,43 @@ impl Network {
                 sched.at(link.busy_until, Event::TxEnd { link: ld });
             }
         }
+    }
+
+    /// [`Network::enqueue_lazy`] for a packet offered by a node (an agent's send, or a
+    /// node element's) to a direction into a batch router's line with no cut-through past
+    /// it and no loss model ([`LinkDir::send_fast`]), with the commonest such crossing done
+    /// here: a best-effort packet that finds the transmitter free, the ledger empty and
+    /// nothing of the crossing after the settled time (`at` at or before the read horizon
+    /// or now). It does what `enqueue_lazy`'s first round does in that case, without its
+    /// loop: a small function of its own, out of line, so that the senders' code stays as
+    /// it was inlined.
+    #[inline(never)]
+    fn send_lazy(&mut self, ld: u32, at: Time, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut FlowTable) {
+        let link = &mut self.links[ld as usize];
+        debug_assert!(link.feeds_router_alone(), "send_lazy on {ld}");
+        let ri = link.far_router;
+        let p = pool.get(id);
+        if at >= link.busy_until && p.dscp == 0 && (at <= self.read_horizon || at <= sched.now()) {
+            let size = p.size;
+            let lz = link.lazy.as_mut().expect("send_lazy on a lazy direction");
+            if lz.settled_alone(size) {
+                debug_assert!(!link.far_early, "a batch router is no host");
+                let tx = link.ser.time(size);
+                lz.pass_idle_settled(at, size, tx);
+                link.busy_until = at + tx;
+                let arr = at + tx + link.delay;
+                let seq = sched.next_seq();
+                let to = link.to;
+                let r = &mut self.routers[ri as usize];
+                r.push(link, (arr, at, seq, id, ld));
+                if arr < r.next {
+                    r.next = arr;
+                    sched.at(arr, Event::NodeArrive { node: to });
+                }
+                return;
+            }
+        }
+        self.enqueue_lazy(ld, at, id, sched, pool, flows)
     }
 
     /// [`Network::enqueue`] on a lazy direction, offered at `at` (now, or a batch router's

@@ -129,7 +129,7 @@ impl BatchRouter {
     }
 
     /// A packet on its way over `link` (`p.4`, one of this router's incoming links).
-    #[inline]
+    #[inline(always)]
     pub(super) fn push(&mut self, link: &mut LinkDir, p: Inbound) {
         if self.use_inbox {
             self.inbox.push(p);

@@ -264,6 +264,7 @@ impl Network {
             let link = &mut self.links[l as usize];
             if link.cut_next < CUT_TO_HOST && tree.next[link.to as usize] != link.cut_next {
                 link.cut_next = CUT_BY_ROUTE;
+                link.send_fast = link.feeds_router_alone();
             }
         }
         self.groups.push(tree);
