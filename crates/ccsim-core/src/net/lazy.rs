@@ -20,10 +20,10 @@
 //! link at its future arrival time when nothing else can reach that link in between: see
 //! `Network::enqueue` (cut-through of single-fed links).
 
+use super::ring::Ring;
 use crate::measure::{FlowTable, QueueStats};
 use crate::queue::{DropReason, Limit};
 use crate::units::Time;
-use std::collections::VecDeque;
 
 /// One packet's crossing of a lazy link, kept until its last instant has passed.
 #[derive(Clone, Copy, Debug)]
@@ -94,7 +94,7 @@ pub(crate) struct Offer {
 #[repr(C)]
 pub(crate) struct LazyFifo {
     /// Crossings not entirely in the past, in admission (= arrival) order.
-    ledger: VecDeque<Crossing>,
+    ledger: Ring<Crossing>,
     /// The largest packet (bytes) that fits the empty queue: `limit` decided once.
     alone_max: u32,
     /// Peak queue length over crossings that left the ledger (since the last reset); a
@@ -131,7 +131,7 @@ impl LazyFifo {
         LazyFifo {
             limit,
             alone_max,
-            ledger: VecDeque::new(),
+            ledger: Ring::new(),
             base: 0,
             cursor: 0,
             wait_pkts: 0,
@@ -427,7 +427,7 @@ impl LazyFifo {
         self.add_idle(&mut s);
         s.max_pkts = self.max_pkts as u64;
         s.max_bytes = self.max_bytes;
-        for c in &self.ledger {
+        for c in self.ledger.iter() {
             let size = c.size as u64;
             if c.dscp != 0 {
                 Self::class_view(c, t, &mut s);
@@ -688,7 +688,7 @@ mod tests {
         assert_eq!(size_of::<LazyFifo>(), 128);
         assert_eq!(size_of::<Option<LazyFifo>>(), 128);
         for (name, off, len) in [
-            ("ledger", offset_of!(LazyFifo, ledger), size_of::<VecDeque<Crossing>>()),
+            ("ledger", offset_of!(LazyFifo, ledger), size_of::<Ring<Crossing>>()),
             ("alone_max", offset_of!(LazyFifo, alone_max), 4),
             ("max_pkts", offset_of!(LazyFifo, max_pkts), 4),
             ("peak_from", offset_of!(LazyFifo, peak_from), 8),

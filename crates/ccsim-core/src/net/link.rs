@@ -2,12 +2,12 @@
 //! propagation line, and (when event-free) its lazy FIFO; and the per-drop log.
 
 use super::lazy::{LazyFifo, Offer};
+use super::ring::Ring;
 use crate::loss::LossModel;
 use crate::measure::{FlowTable, QueueStats};
 use crate::packet::{Kind, PacketPool, PktId};
 use crate::queue::{DropReason, Queue};
 use crate::units::{Serializer, Time};
-use std::collections::VecDeque;
 
 /// One direction of a duplex link.
 ///
@@ -34,7 +34,7 @@ pub struct LinkDir {
     pub(super) cut_next: u32,
     /// Packets in propagation: (arrival time, event sequence number, packet, start of its
     /// serialization here), in order.
-    pub(super) in_flight: VecDeque<(Time, u64, PktId, Time)>,
+    pub(super) in_flight: Ring<(Time, u64, PktId, Time)>,
     /// The queue's length in packets and bytes, mirrored here (no virtual call per query).
     pub qlen: usize,
     pub qbytes: u64,
@@ -116,7 +116,7 @@ impl LinkDir {
             capture: None,
             drop_log: None,
             packet_log: None,
-            in_flight: VecDeque::new(),
+            in_flight: Ring::new(),
             lazy: None,
             cut_next: super::NO_ROUTE,
             send_fast: false,

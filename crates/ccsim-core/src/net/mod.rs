@@ -22,6 +22,7 @@ mod fast;
 mod inbox;
 mod lazy;
 mod link;
+mod ring;
 mod router;
 mod routing;
 

@@ -238,7 +238,7 @@ impl BatchRouter {
             self.got = all;
         } else {
             for (_, ld) in self.active.drain(..) {
-                for (at, seq, id, start) in links[ld as usize].in_flight.drain(..) {
+                for (at, seq, id, start) in links[ld as usize].in_flight.drain() {
                     self.inbox.push((at, start, seq, id, ld));
                 }
             }
