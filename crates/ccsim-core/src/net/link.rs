@@ -141,6 +141,26 @@ impl LinkDir {
         self.lazy.is_some() && self.far_router != super::NO_ROUTE && self.cut_next == super::NO_ROUTE && self.loss.is_none()
     }
 
+    /// The commonest crossing of a lazy direction, decided whole: a best-effort packet of
+    /// `size` bytes offered at `at` (`settled`: at or before the settled time, so nothing
+    /// of it is left for the ledger) to a free transmitter, with the ledger empty, no loss
+    /// model and room in the empty queue. Returns its arrival at the far node, counted as
+    /// [`LinkDir::admit`] counts it; `None` (nothing done) for any other crossing.
+    #[inline(always)]
+    pub(super) fn cross_alone(&mut self, at: Time, size: u32, dscp: u8, settled: bool) -> Option<Time> {
+        if !(settled && at >= self.busy_until && dscp == 0 && self.loss.is_none()) {
+            return None;
+        }
+        let lz = self.lazy.as_mut()?;
+        if !lz.settled_alone(size) {
+            return None;
+        }
+        let tx = self.ser.time(size);
+        lz.pass_idle_settled(at, size, tx);
+        self.busy_until = at + tx;
+        Some(at + tx + self.delay)
+    }
+
     /// Offers packet `id` to this lazy direction at time `at` (not before any earlier
     /// offer). Returns the start of the packet's serialization and its arrival time at
     /// the far node, or `None` if it was refused or lost (and freed).

@@ -343,28 +343,19 @@ impl Network {
     #[inline(never)]
     fn send_lazy(&mut self, ld: u32, at: Time, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut FlowTable) {
         let link = &mut self.links[ld as usize];
-        debug_assert!(link.feeds_router_alone(), "send_lazy on {ld}");
-        let ri = link.far_router;
+        debug_assert!(link.feeds_router_alone() && !link.far_early, "send_lazy on {ld}");
         let p = pool.get(id);
-        if at >= link.busy_until && p.dscp == 0 && (at <= self.read_horizon || at <= sched.now()) {
-            let size = p.size;
-            let lz = link.lazy.as_mut().expect("send_lazy on a lazy direction");
-            if lz.settled_alone(size) {
-                debug_assert!(!link.far_early, "a batch router is no host");
-                let tx = link.ser.time(size);
-                lz.pass_idle_settled(at, size, tx);
-                link.busy_until = at + tx;
-                let arr = at + tx + link.delay;
-                let seq = sched.next_seq();
-                let to = link.to;
-                let r = &mut self.routers[ri as usize];
-                r.push(link, (arr, at, seq, id, ld));
-                if arr < r.next {
-                    r.next = arr;
-                    sched.at(arr, Event::NodeArrive { node: to });
-                }
-                return;
+        let settled = at <= self.read_horizon || at <= sched.now();
+        if let Some(arr) = link.cross_alone(at, p.size, p.dscp, settled) {
+            let seq = sched.next_seq();
+            let to = link.to;
+            let r = &mut self.routers[link.far_router as usize];
+            r.push(link, (arr, at, seq, id, ld));
+            if arr < r.next {
+                r.next = arr;
+                sched.at(arr, Event::NodeArrive { node: to });
             }
+            return;
         }
         self.enqueue_lazy(ld, at, id, sched, pool, flows)
     }
@@ -389,6 +380,9 @@ impl Network {
             if cut != NO_ROUTE && dst != far {
                 if cut < CUT_TO_HOST {
                     debug_assert_eq!(cut, self.route(far, dst), "cut-through from {ld}");
+                    if self.hand_to_early_host(cut, arr, id, dst, now, sched, pool) {
+                        return;
+                    }
                     ld = cut;
                     at = arr;
                     continue;
@@ -397,6 +391,9 @@ impl Network {
                 let host = if cut == CUT_TO_HOST { self.routes.last_hop(dst) } else { NO_ROUTE };
                 if host != NO_ROUTE {
                     debug_assert_eq!((host, self.fed_by[host as usize]), (self.route(far, dst), ld), "cut-through from {ld}");
+                    if self.hand_to_early_host(host, arr, id, dst, now, sched, pool) {
+                        return;
+                    }
                     ld = host;
                     at = arr;
                     continue;
@@ -432,6 +429,25 @@ impl Network {
             link.in_flight.push_back((arr, seq, id, start));
             return;
         }
+    }
+
+    /// A packet cut through onto `ld` at `at`: if `ld` is the last hop into its destination
+    /// `dst`, a host taking packets ahead of the clock, and the crossing the commonest
+    /// ([`LinkDir::cross_alone`]), decides it and hands the packet over, as the next round
+    /// of [`Network::enqueue_lazy`]'s loop would, and returns true.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn hand_to_early_host(&mut self, ld: u32, at: Time, id: PktId, dst: u32, now: Time, sched: &mut Scheduler, pool: &PacketPool) -> bool {
+        let link = &mut self.links[ld as usize];
+        if !(link.far_early && link.to == dst) {
+            return false;
+        }
+        let p = pool.get(id);
+        let settled = at <= self.read_horizon || at <= now;
+        let Some(arr) = link.cross_alone(at, p.size, p.dscp, settled) else { return false };
+        let seq = sched.next_seq();
+        self.early.push((arr, seq, ld, id, at));
+        true
     }
 
     /// Starts serializing the next queued packet (the transmitter is free). The packet's
