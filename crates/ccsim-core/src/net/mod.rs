@@ -342,10 +342,10 @@ impl Network {
     /// it was inlined.
     #[inline(never)]
     fn send_lazy(&mut self, ld: u32, at: Time, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut FlowTable) {
-        let link = &mut self.links[ld as usize];
-        debug_assert!(link.feeds_router_alone() && !link.far_early, "send_lazy on {ld}");
+        debug_assert!(self.links[ld as usize].feeds_router_alone() && !self.links[ld as usize].far_early, "send_lazy on {ld}");
         let p = pool.get(id);
-        let settled = at <= self.read_horizon || at <= sched.now();
+        let settled = self.settled_at(at, sched.now());
+        let link = &mut self.links[ld as usize];
         if let Some(arr) = link.cross_alone(at, p.size, p.dscp, settled) {
             let seq = sched.next_seq();
             let to = link.to;
@@ -431,6 +431,14 @@ impl Network {
         }
     }
 
+    /// Whether a crossing offered at `at` is decided entirely in the past (`at` at or
+    /// before the read horizon or now: `enqueue_lazy`'s settled time reaches it), so that
+    /// nothing of it is left for the ledger.
+    #[inline(always)]
+    fn settled_at(&self, at: Time, now: Time) -> bool {
+        at <= self.read_horizon || at <= now
+    }
+
     /// A packet cut through onto `ld` at `at`: if `ld` is the last hop into its destination
     /// `dst`, a host taking packets ahead of the clock, and the crossing the commonest
     /// ([`LinkDir::cross_alone`]), decides it and hands the packet over, as the next round
@@ -438,12 +446,12 @@ impl Network {
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn hand_to_early_host(&mut self, ld: u32, at: Time, id: PktId, dst: u32, now: Time, sched: &mut Scheduler, pool: &PacketPool) -> bool {
+        let settled = self.settled_at(at, now);
         let link = &mut self.links[ld as usize];
         if !(link.far_early && link.to == dst) {
             return false;
         }
         let p = pool.get(id);
-        let settled = at <= self.read_horizon || at <= now;
         let Some(arr) = link.cross_alone(at, p.size, p.dscp, settled) else { return false };
         let seq = sched.next_seq();
         self.early.push((arr, seq, ld, id, at));
