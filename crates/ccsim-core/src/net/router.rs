@@ -286,7 +286,7 @@ impl Network {
             let (at, _, _, id) = batch[i];
             let out = if sole_out != NO_ROUTE { sole_out } else { self.route(node, pool.get(id).dst) };
             debug_assert_eq!(out, self.route(node, pool.get(id).dst), "router {node}");
-            self.enqueue_lazy(out, at, id, sched, pool, flows);
+            self.forward_lazy(out, at, id, now, sched, pool, flows);
         }
         self.batch_buf = batch;
         let r = &mut self.routers[ri];
