@@ -362,6 +362,48 @@ print(json.dumps({{"simulator": "ns-3", "wall_s": 2.0, "cpu_s": 1.5, "goodput_bp
     assert abs(entry["goodput_diff"] - (entry["best"]["goodput_bps"] / 9.0e7 - 1)) < 1e-12
 
 
+def test_bench_ns3_pairs_each_run_and_judges_a_target(cli, tmp_path):
+    """With several repetitions, each ns-3 run is paired with the ccsim run just before it:
+    the median of those ratios with its bootstrap interval, and with `--ns3-target` a
+    verdict on it; `--ns3-target` without `--ns3`, or not a positive number, exits 2."""
+    import sys
+
+    # A stand-in for ns-3 whose CPU time grows run by run (1, 2, 3 s): the pairs differ.
+    fake = tmp_path / "fake_ns3.py"
+    count = tmp_path / "count.txt"
+    fake.write_text(f"""
+import json, os
+n = int(open({str(count)!r}).read()) + 1 if os.path.exists({str(count)!r}) else 1
+open({str(count)!r}, "w").write(str(n))
+print(json.dumps({{"simulator": "ns-3", "wall_s": 2.0 * n, "cpu_s": 1.0 * n, "goodput_bps": 9.0e7}}))
+""")
+    r = cli("bench", "-s", "S1", "--reps", "3", "--memory-flows", "0", "--ns3", sys.executable, "--ns3-script", fake,
+            "--ns3-target", "1e9", "--json", tmp_path / "n.json")
+    assert r.returncode == 0, r.stderr
+    e = json.loads((tmp_path / "n.json").read_text())["scenarios"]["S1"]
+    ratios = sorted(n["cpu_s"] / c["wall_s"] for n, c in zip(e["ns3"], e["ccsim"]))
+    pr = e["speedup_paired"]
+    assert pr["n"] == 3 and pr["median"] == ratios[1] and ratios[0] <= pr["lo"] <= pr["median"] <= pr["hi"] <= ratios[2]
+    assert e["ns3_verdict"] == "does not hold"  # no ratio comes near 10^9
+    assert f"{pr['median']:.0f}x" in r.stdout and "does not hold" in r.stdout and "paired" in r.stdout
+    for bad in (["--ns3-target", "0"], ["--ns3-target", "-5"], ["--ns3-target", "inf"]):
+        r = cli("bench", "-s", "S1", "--reps", "1", "--memory-flows", "0", "--ns3", sys.executable, "--ns3-script", fake, *bad)
+        assert r.returncode == 2 and "--ns3-target" in r.stderr, (bad, r.stderr)
+    r = cli("bench", "-s", "S1", "--reps", "1", "--memory-flows", "0", "--ns3-target", "500")
+    assert r.returncode == 2 and "--ns3-target" in r.stderr and "needs --ns3" in r.stderr
+
+
+def test_paired_ratio_and_target_verdict():
+    from ccsim.bench import paired_ratio, target_verdict
+
+    pr = paired_ratio([10.0, 20.0, 30.0, 40.0, 50.0], [1.0, 1.0, 1.0, 1.0, 1.0])
+    assert pr["median"] == 30.0 and 10.0 <= pr["lo"] <= 30.0 <= pr["hi"] <= 50.0 and pr["n"] == 5
+    assert paired_ratio([1.0, 2.0], [0.0, 0.0])["n"] == 0  # a run reported as 0 s has no ratio
+    assert paired_ratio([3.0] * 4, [1.0] * 4) == {"median": 3.0, "lo": 3.0, "hi": 3.0, "n": 4}
+    assert [target_verdict(lo, hi, 500) for lo, hi in ((510, 600), (400, 499), (450, 550), (500, 500))] == [
+        "holds", "does not hold", "inconclusive", "holds"]
+
+
 def test_piped_output_keeps_wide_tables_whole():
     """Without a terminal (and without $COLUMNS) rich would cut tables to 80 columns; the
     CLI prints them whole, so that a log or file holds every header and value."""

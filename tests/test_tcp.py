@@ -4,6 +4,7 @@
 import json
 import shutil
 import subprocess
+import tempfile
 
 import dpkt
 import pytest
@@ -121,6 +122,27 @@ def test_api_pcap_goes_to_a_temp_dir_and_save_copies_it(tmp_path):
     assert (out / "pcap" / "acks.pcap").stat().st_size > 24
     back = ccsim.Results.load(out)
     assert back.files["r1->r0"].endswith("pcap/acks.pcap")
+
+
+def test_api_pcap_temp_dir_goes_with_its_results(tmp_path):
+    """The temporary folder of a run without `pcap_dir` is removed with its results, and
+    at once when the run fails; saved traces stay."""
+    import gc
+    from pathlib import Path
+
+    res = ccsim.run(ccsim.loads(PCAP_SCENARIO.replace("PROFILE", "ns2")))
+    temp = Path(res.files["s0->r0"]).parent
+    assert temp.is_dir() and temp.name.startswith("ccsim-pcap-")
+    out = res.save(tmp_path / "o")
+    del res
+    gc.collect()
+    assert not temp.exists()
+    assert (out / "pcap" / "s0-r0.pcap").stat().st_size > 24
+    before = set(Path(tempfile.gettempdir()).glob("ccsim-pcap-*"))
+    bad = ccsim.loads(PCAP_SCENARIO.replace("PROFILE", "ns2").replace('"10Mbps"', '"-1Mbps"'))
+    with pytest.raises(ccsim.ScenarioError, match="bottleneck_rate"):
+        ccsim.run(bad)
+    assert set(Path(tempfile.gettempdir()).glob("ccsim-pcap-*")) == before
 
 
 def test_tcp_series_and_summary_columns():

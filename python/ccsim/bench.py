@@ -89,6 +89,34 @@ def memory_per_idle_flow(n: int = 50_000) -> dict:
     return {"flows": hi - lo, "rss_base_mb": rss_lo, "rss_mb": rss_hi, "bytes_per_flow": (rss_hi - rss_lo) * 1024 * 1024 / (hi - lo)}
 
 
+def paired_ratio(num: list[float], den: list[float], resamples: int = 2000) -> dict:
+    """The median of the paired ratios num[i] / den[i] with its 95 % bootstrap interval
+    (percentiles of the medians of `resamples` resamples with replacement; seeded, so a
+    call repeats its interval). Pairs are runs made next to each other, so a change in the
+    machine's speed during a call moves both sides of a pair alike."""
+    import random
+    import statistics
+
+    ratios = [n / d for n, d in zip(num, den) if d > 0]
+    if not ratios:
+        return {"median": float("nan"), "lo": float("nan"), "hi": float("nan"), "n": 0}
+    rng = random.Random(1)
+    meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(resamples))
+    cut = int(0.025 * resamples)
+    return {"median": statistics.median(ratios), "lo": meds[cut], "hi": meds[resamples - 1 - cut], "n": len(ratios)}
+
+
+def target_verdict(lo: float, hi: float, target: float) -> str:
+    """A speed target judged on an interval (docs/benchmarks.md's rule): holds when the
+    whole interval reaches `target`, does not hold when it lies wholly below, inconclusive
+    when `target` lies inside it (or there is no interval)."""
+    if lo >= target:
+        return "holds"
+    if hi < target:
+        return "does not hold"
+    return "inconclusive"
+
+
 def run_suite(names: list[str], reps: int, ns3_python: str | None, ns3_script: Path | None, cbr: tuple[int, float, float],
               memory_flows: int | None, on_result=None, sack: bool = False, classic: bool = False, web_flows: int = 100_000) -> dict:
     results: dict = {"scenarios": {}, "sack": sack, "classic": classic, "note": "peak RSS of the whole process (Python interpreter, ccsim and its libraries included)"}
@@ -114,6 +142,10 @@ def run_suite(names: list[str], reps: int, ns3_python: str | None, ns3_script: P
             entry["ns3_best"] = nb
             # ns-3's CPU time of Simulator::Run when reported (robust to a busy machine), else its wall time.
             entry["speedup"] = nb.get("cpu_s", nb["wall_s"]) / best["wall_s"]
+            # Each ns-3 run against the ccsim run just before it: robust to the machine's
+            # speed changing during the call, which the ratio of the two bests is not.
+            entry["speedup_paired"] = paired_ratio([r.get("cpu_s", r["wall_s"]) for r in entry["ns3"]],
+                                                   [r["wall_s"] for r in entry["ccsim"]])
             entry["goodput_diff"] = best["goodput_bps"] / nb["goodput_bps"] - 1 if nb["goodput_bps"] else None
             if nb.get("goodput_steady_bps") and best.get("goodput_steady_bps"):
                 entry["goodput_steady_diff"] = best["goodput_steady_bps"] / nb["goodput_steady_bps"] - 1

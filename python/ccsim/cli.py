@@ -296,6 +296,8 @@ def bench_cmd(
     classic: bool = typer.Option(False, "--classic", help="S1-S4 with classic fast recovery instead of PRR (ccsim prr = false; "
                                  "ns-3 TcpClassicRecovery)."),
     web_flows: int = typer.Option(100_000, "--web-flows", help="web only: TCP transfers opened during the run."),
+    ns3_target: Optional[float] = typer.Option(None, "--ns3-target", help="With --ns3: a speed-up to judge (e.g. 500): holds, "
+                                               "does not hold or inconclusive, on the 95 % interval of the paired ratios."),
 ) -> None:
     """Benchmarks: wall time, events/s, bottleneck packets/s, peak RSS, memory per flow; with --ns3, the ratio to ns-3."""
     import platform
@@ -305,6 +307,10 @@ def bench_cmd(
     names = scenario or ["S1", "S2", "S3", "S4"]
     known = {"S1", "S2", "S3", "S4", "10k", "cbr", "web", "E2.5", "E5", "D-UDT", "D-Proposed", "D-TCP"}
     bad = [n for n in names if n not in known]
+    if ns3_target is not None and not (ns3_target > 0 and ns3_target != float("inf")):
+        raise ScenarioError([("--ns3-target", f"expected a positive speed-up, got {ns3_target}")])
+    if ns3_target is not None and not ns3:
+        raise ScenarioError([("--ns3-target", "needs --ns3 (a Python with ns-3's `ns3` package)")])
     if bad or reps < 1 or flows < 1 or rate <= 0 or duration <= 0 or memory_flows < 0 or web_flows < 1:
         raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, 10k, cbr, web, E2.5, E5, D-UDT, D-Proposed, D-TCP" if bad else
                               "reps, flows, rate, duration, web-flows must be positive and memory-flows >= 0")])
@@ -327,7 +333,7 @@ def bench_cmd(
     t = Table(title=f"ccsim {__version__} ({__build__} build) benchmarks (best of {reps}, one process per run{variant})")
     cols = ["scenario", "flows", "sim s", "wall s", "set-up", "M events/s", "M bottleneck pkts/s", "goodput Mb/s", "peak RSS MB", "engine MB"]
     if ns3:
-        cols += ["ns-3 CPU s", "ns-3 goodput Mb/s", "speed-up", "goodput diff", "steady diff"]
+        cols += ["ns-3 CPU s", "ns-3 goodput Mb/s", "speed-up", "paired [95 % CI]", "goodput diff", "steady diff"]
     for c in cols:
         t.add_column(c, justify="left" if c == "scenario" else "right")
     for name, e in res["scenarios"].items():
@@ -344,15 +350,27 @@ def bench_cmd(
                f"{e['engine_rss_mb']:.0f}"]
         if ns3:
             nb = e.get("ns3_best")
+            pr = e.get("speedup_paired")
             row += ([f"{nb.get('cpu_s', nb['wall_s']):.1f}", f"{nb['goodput_bps'] / 1e6:.1f}", f"{e['speedup']:.0f}x",
+                     f"{pr['median']:.0f}x [{pr['lo']:.0f}, {pr['hi']:.0f}]" if pr and pr["n"] else "-",
                      f"{100 * e['goodput_diff']:+.1f}%" if e.get("goodput_diff") is not None else "-",
                      f"{100 * e['goodput_steady_diff']:+.1f}%" if e.get("goodput_steady_diff") is not None else "-"]
-                    if nb else ["-"] * 5)
+                    if nb else ["-"] * 6)
         t.add_row(*row)
     out.print(t)
     if ns3:
         out.print("ns-3 ran each scenario with ccsim's own flow start times (ccsim's ns-3 script, --starts); "
-                  "speed-up = ns-3's CPU time of Simulator::Run / ccsim's wall time of its event loop")
+                  "speed-up = ns-3's CPU time of Simulator::Run / ccsim's wall time of its event loop, of the best runs; "
+                  "paired = the median of each ns-3 run's ratio to the ccsim run just before it, with its 95 % bootstrap interval")
+        if ns3_target is not None:
+            from .bench import target_verdict
+
+            for name, e in res["scenarios"].items():
+                pr = e.get("speedup_paired")
+                if pr and pr["n"]:
+                    e["ns3_verdict"] = target_verdict(pr["lo"], pr["hi"], ns3_target)
+                    out.print(f"{name}: speed-up over ns-3 {pr['median']:.0f}x [{pr['lo']:.0f}, {pr['hi']:.0f}] ({pr['n']} pairs) "
+                              f"against {ns3_target:g}x: {e['ns3_verdict']}")
     out.print("wall s = the event loop; set-up = parsing, validation and building the world, as a share of the loop's time "
               "(median of the repetitions, the largest in brackets)")
     out.print(f"peak RSS = whole process; engine MB = peak RSS minus an idle ccsim process ({res['baseline_rss_mb']:.0f} MB: "
@@ -374,8 +392,11 @@ def bench_cmd(
                   f"(x{sw['speedup']:.2f}); overhead outside the engine {1e3 * sw['overhead_per_run_s']:.1f} ms per run "
                   f"({1e3 * sw['overhead_in_worker_per_run_s']:.1f} ms of it in the worker)")
     if json_out:
-        json_out.write_text(json.dumps({"version": __version__, "build": __build__, "machine": platform.platform(), "processor": platform.processor(),
-                                        "cpus": os.cpu_count(), **res}, indent=2))
+        # Whole or not at all: written beside, then moved into place.
+        tmp = json_out.with_name(json_out.name + ".tmp")
+        tmp.write_text(json.dumps({"version": __version__, "build": __build__, "machine": platform.platform(), "processor": platform.processor(),
+                                   "cpus": os.cpu_count(), **res}, indent=2))
+        os.replace(tmp, json_out)
 
 
 def main() -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+import weakref
 from typing import Any, Iterable, Mapping
 
 from . import _core
@@ -17,8 +19,10 @@ def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
     """Validates and runs a scenario (a :class:`Scenario`, a dict or a TOML path).
 
     ``seed`` replaces ``simulation.seed``; ``overrides`` are ``path=value`` strings or a
-    ``{path: value}`` mapping applied first. pcap traces are written to ``pcap_dir`` (a
-    fresh temporary folder when not given; ``Results.save`` copies them into ``pcap/``).
+    ``{path: value}`` mapping applied first. pcap traces are written to ``pcap_dir``; when
+    it is not given, to a fresh temporary folder removed with the returned
+    :class:`Results` (or at once if the run fails): ``Results.save`` copies the traces
+    into ``pcap/``, where they stay.
     The engine runs with the GIL released; Ctrl-C stops it and raises ``KeyboardInterrupt``.
     ``per_hop_events=True`` runs the reference implementation of the same model (an event
     per packet per link stage, no event-free DropTail links or cut-through): slower, and
@@ -34,13 +38,23 @@ def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
         raise ScenarioError([("per_hop_events", f"expected True or False, got {per_hop_events!r}")])
     traces = d.get("traces")
     wants_pcap = isinstance(traces, list) and any(isinstance(t, dict) and t.get("kind") == "pcap" for t in traces)
+    own_dir = None
     if pcap_dir is None and wants_pcap:
-        pcap_dir = tempfile.mkdtemp(prefix="ccsim-pcap-")
+        pcap_dir = own_dir = tempfile.mkdtemp(prefix="ccsim-pcap-")
     try:
-        raw = _core.run(_to_json(d), None if pcap_dir is None else os.fspath(pcap_dir), per_hop_events)
-    except _core.ScenarioInvalid as e:
-        _raise_invalid(e)
+        try:
+            raw = _core.run(_to_json(d), None if pcap_dir is None else os.fspath(pcap_dir), per_hop_events)
+        except _core.ScenarioInvalid as e:
+            _raise_invalid(e)
+            raise
+        res = Results.from_raw(raw, scenario=d)
+    except BaseException:
+        if own_dir is not None:
+            shutil.rmtree(own_dir, ignore_errors=True)
         raise
-    res = Results.from_raw(raw, scenario=d)
+    if own_dir is not None:
+        # The folder lives as long as the results that name its files (and no longer than
+        # the interpreter): runs in a loop or a notebook do not fill the temporary folder.
+        weakref.finalize(res, shutil.rmtree, own_dir, True)
     warn_all(res.meta.get("warnings", []))
     return res
