@@ -4,6 +4,7 @@ found, reproduced, with the behaviour it must have now: a clear error naming the
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import signal
@@ -298,6 +299,32 @@ def test_11_a_wrong_kind_is_one_error(tmp_path):
     with pytest.raises(ccsim.ScenarioError) as e:
         ccsim.validate(d)
     assert [p for p, _ in e.value.errors] == ["flows[0].profile"]
+
+
+def test_11_a_broken_flow_or_topology_gives_no_false_trace_error():
+    """A trace (or element) naming a flow that was left out for its own error, or because
+    the topology is broken, is not reported as naming no flow: only the real error is."""
+    base = {
+        "name": "t", "simulation": {"duration": 1},
+        "dumbbell": {"senders": 1, "access_rate": "100Mbps", "access_delay": "1ms",
+                     "bottleneck_rate": "10Mbps", "bottleneck_delay": "5ms"},
+        "flows": [{"name": "f", "kind": "tcp", "src": "s0", "dst": "d0"}],
+        "traces": [{"kind": "flow", "flow": "f"}],
+    }
+
+    def paths(mutate):
+        d = copy.deepcopy(base)
+        mutate(d)
+        with pytest.raises(ccsim.ScenarioError) as e:
+            ccsim.validate(d)
+        return [p for p, _ in e.value.errors]
+
+    assert paths(lambda d: d["dumbbell"].update(bottleneck_rate="-1Mbps")) == ["dumbbell.bottleneck_rate"]
+    assert paths(lambda d: d["flows"][0].update(dst="d9")) == ["flows[0].dst"]
+    assert paths(lambda d: d["flows"][0].update(kind="udp")) == ["flows[0].kind"]
+    # A name that no flow has is still an error.
+    assert paths(lambda d: d["traces"][0].update(flow="g")) == ["traces[0].flow"]
+    ccsim.validate(base)
 
 
 def test_11_two_sweeps_into_one_folder(tmp_path):

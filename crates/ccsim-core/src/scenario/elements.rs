@@ -121,7 +121,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, errs: &mut Er
                     .filter_map(|n| {
                         let n = sub(n);
                         let f = flows.index_of(&n);
-                        if f.is_none() {
+                        if flows.unknown(&n) {
                             refs.add(flows_path.clone(), format!("no flow named '{n}'"));
                         }
                         f

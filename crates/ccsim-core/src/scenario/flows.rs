@@ -45,6 +45,9 @@ fn receivers<'v>(o: &mut Obj<'v>, errs: &mut Errors) -> Option<Vec<&'v str>> {
 pub(crate) struct Flows {
     pub flows: Vec<FlowSpec>,
     names: super::names::NameIndex,
+    /// Some `[[flows]]` entry was left out for an error already reported (its names may
+    /// be missing from `flows`).
+    dropped: bool,
 }
 
 impl Flows {
@@ -52,13 +55,20 @@ impl Flows {
     pub fn index_of(&self, name: &str) -> Option<u32> {
         self.names.get(name, |i| &self.flows[i as usize].name)
     }
+
+    /// Whether a reference to a flow named `name` that is not among the flows should be
+    /// reported: not when some entry was left out for its own error, which may be the flow
+    /// named (that error is the one to fix; a wrong name shows once it is).
+    pub fn unknown(&self, name: &str) -> bool {
+        !self.dropped && self.index_of(name).is_none()
+    }
 }
 
 /// `[[flows]]`: `name` (`{i}` = 0..count-1), `kind`, `count`, `src`, `dst` (a node, or a
 /// list of nodes: a multicast flow), `start`,
 /// `start_jitter`, `stop`, and the kind's own fields.
 pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mut Errors) -> Flows {
-    let mut out = Flows { flows: Vec::new(), names: Default::default() };
+    let mut out = Flows { flows: Vec::new(), names: Default::default(), dropped: false };
     let Some(fv) = top.get("flows") else { return out };
     let Value::Array(items) = fv else {
         errs.add("flows", format!("expected an array of tables ([[flows]]), got {}", show(fv)));
@@ -66,7 +76,10 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
     };
     for (i, item) in items.iter().enumerate() {
         let path = super::numbered("flows[", i, "]");
-        let Some(mut o) = Obj::new(item, &path, errs) else { continue };
+        let Some(mut o) = Obj::new(item, &path, errs) else {
+            out.dropped = true;
+            continue;
+        };
         let count = o.int("count", 1, 1_000_000, errs).unwrap_or(1);
         let name = o.string("name", errs).map(str::to_string).unwrap_or_else(|| super::numbered("flow", i, ""));
         let src = o.req_string("src", errs);
@@ -83,6 +96,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
         let app = flow_config(&mut o, errs);
         let (Some(src), Some(dst), Some(app)) = (src, dst, app) else {
             o.finish_if(kind_ok, errs);
+            out.dropped = true;
             continue;
         };
         if dst.len() > app.max_receivers() {
@@ -91,6 +105,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
                 format!("a '{}' flow has one receiver; several (multicast) need a kind that supports them (cbr, onoff)", app.kind()),
             );
             o.finish(errs);
+            out.dropped = true;
             continue;
         }
         let src_path = o.at("src");
@@ -108,6 +123,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
             src_t.expand_into(ks, &mut s);
             let Some(si) = topo.nodes.get(&s) else {
                 refs.add(src_path.clone(), format!("no node named '{s}'"));
+                out.dropped = true;
                 break;
             };
             let mut dsts = Vec::with_capacity(dst.len());
@@ -128,6 +144,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
                 }
             }
             if dsts.len() != dst.len() {
+                out.dropped = true;
                 break;
             }
             out.flows.push(FlowSpec { name: fname, src: si, dsts, start, start_jitter, stop, app: app.clone() });

@@ -149,7 +149,8 @@ pub(crate) fn parse(
                     } else {
                         match flows.index_of(f) {
                             Some(fi) => out.traces.push(TraceSpec { target: TraceTarget::Flow(fi), interval, classes: classes.clone() }),
-                            None => errs.add(o.at("flow"), format!("no flow named '{f}' (or use '*' for every flow)")),
+                            None if flows.unknown(f) => refs.add(o.at("flow"), format!("no flow named '{f}' (or use '*' for every flow)")),
+                            None => {}
                         }
                     }
                 }
