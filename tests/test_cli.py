@@ -393,6 +393,22 @@ print(json.dumps({{"simulator": "ns-3", "wall_s": 2.0 * n, "cpu_s": 1.0 * n, "go
     assert r.returncode == 2 and "--ns3-target" in r.stderr and "needs --ns3" in r.stderr
 
 
+def test_bench_min_time_reports_the_mean_of_back_to_back_runs(cli, tmp_path):
+    """`--min-time T`: each repetition of S1-S4 runs back to back in its process until its
+    loops took T seconds, and reports their mean (with every run's time); rates follow."""
+    r = cli("bench", "-s", "S1", "--reps", "1", "--memory-flows", "0", "--min-time", "0.3", "--json", tmp_path / "m.json")
+    assert r.returncode == 0, r.stderr
+    b = json.loads((tmp_path / "m.json").read_text())["scenarios"]["S1"]["best"]
+    walls = b["wall_all_s"]
+    assert b["runs"] == len(walls) >= 2 and sum(walls) >= 0.3 and sum(walls[:-1]) < 0.3
+    assert abs(b["wall_s"] - sum(walls) / len(walls)) < 1e-12
+    assert abs(b["bottleneck_pkts_per_s"] * b["wall_s"] - b["bottleneck_pkts"]) < 1e-6 * b["bottleneck_pkts"]
+    assert "back-to-back" in r.stdout
+    for bad in ("-1", "4000", "nan"):
+        r = cli("bench", "-s", "S1", "--reps", "1", "--memory-flows", "0", "--min-time", bad)
+        assert r.returncode == 2 and "--min-time" in r.stderr, (bad, r.stderr)
+
+
 def test_paired_ratio_and_target_verdict():
     from ccsim.bench import paired_ratio, target_verdict
 

@@ -1,6 +1,7 @@
 """One benchmark run in its own process, so the parent can measure its peak memory.
 
     python -m ccsim._benchworker S1|S2|S3|S4 [--sack] [--classic] [--seconds X]
+    python -m ccsim._benchworker S1|S2|S3|S4 --min-time T   # back to back for T s of loops, the mean
     python -m ccsim._benchworker cbr FLOWS RATE SECONDS
     python -m ccsim._benchworker idle N        # N TCP flows that never start
     python -m ccsim._benchworker web N         # N TCP transfers opened during the run
@@ -140,9 +141,9 @@ delay = "1ms"
         if toml is None:
             raise SystemExit(f"unknown benchmark '{what}'; known: S1, S2, S3, S4")
         args = sys.argv[2:]
-        unknown = [a for i, a in enumerate(args) if a not in ("--sack", "--classic", "--seconds")
-                   and not (i > 0 and args[i - 1] == "--seconds")]
-        seconds = None
+        unknown = [a for i, a in enumerate(args) if a not in ("--sack", "--classic", "--seconds", "--min-time")
+                   and not (i > 0 and args[i - 1] in ("--seconds", "--min-time"))]
+        seconds, min_time = None, 0.0
         if "--seconds" in args:
             try:
                 seconds = float(args[args.index("--seconds") + 1])
@@ -150,8 +151,16 @@ delay = "1ms"
                     raise ValueError
             except (IndexError, ValueError):
                 unknown.append("--seconds without a positive number of seconds")
+        if "--min-time" in args:
+            try:
+                min_time = float(args[args.index("--min-time") + 1])
+                if not 0 <= min_time <= 3600:
+                    raise ValueError
+            except (IndexError, ValueError):
+                unknown.append("--min-time without a number of seconds from 0 to 3600")
         if unknown:
-            print(f"usage: {what} [--sack] [--classic] [--seconds X]; not understood: {' '.join(unknown)}", file=sys.stderr)
+            print(f"usage: {what} [--sack] [--classic] [--seconds X] [--min-time T]; not understood: {' '.join(unknown)}",
+                  file=sys.stderr)
             sys.exit(2)
         if "--sack" in args:
             toml = toml.replace('recovery = "newreno"', 'recovery = "sack"')
@@ -162,9 +171,31 @@ delay = "1ms"
             if n != 1:
                 raise ValueError("benchmark scenario lacks its duration")
         r = _core.bench_toml(what, toml, seconds is None)
+        if min_time > 0:
+            # Repeats without the steady-state run: only their loop times are used.
+            r = repeated(lambda: _core.bench_toml(what, toml, False), min_time, first=r)
     else:
         r = _core.bench_tcp(what)
     print(json.dumps(r))
+
+
+def repeated(run, min_time: float, first: dict) -> dict:
+    """`first` (one benchmark's dict, with `wall_s`) and `run()` (another of the same)
+    repeated back to back until their loops took `min_time` seconds of wall time in all:
+    `first`'s measurements with `wall_s` the mean of the runs' (rates recomputed from it),
+    `runs` and `wall_all_s` (every run's). A short run samples the machine's speed at one
+    instant; a mean over seconds is what a long run of another simulator (ns-3's S1:
+    about 45 s) measures."""
+    walls = [first["wall_s"]]
+    while sum(walls) < min_time and len(walls) < 100_000:
+        walls.append(run()["wall_s"])
+    r = dict(first)
+    mean = sum(walls) / len(walls)
+    for k in ("events_per_s", "bottleneck_pkts_per_s"):
+        if k in r and r["wall_s"] > 0:
+            r[k] = r[k] * r["wall_s"] / mean
+    r.update(wall_s=mean, runs=len(walls), wall_all_s=walls)
+    return r
 
 
 if __name__ == "__main__":

@@ -35,7 +35,9 @@ def _variant(sack: bool, classic: bool) -> list[str]:
 
 
 def ccsim_run(name: str, flows: int = 10, rate: float = 1e9, duration: float = 5.0, sack: bool = False,
-              classic: bool = False, web_flows: int = 100_000) -> dict:
+              classic: bool = False, web_flows: int = 100_000, min_time: float = 0.0) -> dict:
+    """One benchmark run in its own process; `min_time` (S1-S4): the run repeated back to
+    back in that process for at least this many seconds of loop time, `wall_s` the mean."""
     cmd = [sys.executable, "-m", "ccsim._benchworker", name]
     if name == "web":
         cmd += [str(web_flows)]
@@ -48,6 +50,8 @@ def ccsim_run(name: str, flows: int = 10, rate: float = 1e9, duration: float = 5
         cmd = [sys.executable, "-m", "ccsim._benchworker", "scale", "10000", "10", "--once"]
     else:
         cmd += _variant(sack, classic)
+        if min_time > 0:
+            cmd += ["--min-time", repr(float(min_time))]
     r, rss = _spawn(cmd)
     r["peak_rss_mb"] = rss
     return r
@@ -118,14 +122,15 @@ def target_verdict(lo: float, hi: float, target: float) -> str:
 
 
 def run_suite(names: list[str], reps: int, ns3_python: str | None, ns3_script: Path | None, cbr: tuple[int, float, float],
-              memory_flows: int | None, on_result=None, sack: bool = False, classic: bool = False, web_flows: int = 100_000) -> dict:
+              memory_flows: int | None, on_result=None, sack: bool = False, classic: bool = False, web_flows: int = 100_000,
+              min_time: float = 0.0) -> dict:
     results: dict = {"scenarios": {}, "sack": sack, "classic": classic, "note": "peak RSS of the whole process (Python interpreter, ccsim and its libraries included)"}
     _, base_rss = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", "0"])
     results["baseline_rss_mb"] = base_rss
     for name in names:
         entry: dict = {"ccsim": [], "ns3": []}
         for _ in range(reps):
-            entry["ccsim"].append(ccsim_run(name, *cbr, sack=sack, classic=classic, web_flows=web_flows))
+            entry["ccsim"].append(ccsim_run(name, *cbr, sack=sack, classic=classic, web_flows=web_flows, min_time=min_time))
             if on_result:
                 on_result(name, "ccsim", entry["ccsim"][-1])
             if ns3_python and name in TCP:

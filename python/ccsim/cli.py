@@ -296,6 +296,9 @@ def bench_cmd(
     classic: bool = typer.Option(False, "--classic", help="S1-S4 with classic fast recovery instead of PRR (ccsim prr = false; "
                                  "ns-3 TcpClassicRecovery)."),
     web_flows: int = typer.Option(100_000, "--web-flows", help="web only: TCP transfers opened during the run."),
+    min_time: float = typer.Option(0.0, "--min-time", help="S1-S4: each repetition runs ccsim back to back in its process for at "
+                                   "least this many seconds of loop time and reports the mean (a long ns-3 run averages the "
+                                   "machine's speed over its own duration; default 0: one run)."),
     ns3_target: Optional[float] = typer.Option(None, "--ns3-target", help="With --ns3: a speed-up to judge (e.g. 500): holds, "
                                                "does not hold or inconclusive, on the 95 % interval of the paired ratios."),
 ) -> None:
@@ -307,6 +310,8 @@ def bench_cmd(
     names = scenario or ["S1", "S2", "S3", "S4"]
     known = {"S1", "S2", "S3", "S4", "10k", "cbr", "web", "E2.5", "E5", "D-UDT", "D-Proposed", "D-TCP"}
     bad = [n for n in names if n not in known]
+    if not 0 <= min_time <= 3600:
+        raise ScenarioError([("--min-time", f"expected seconds from 0 to 3600, got {min_time}")])
     if ns3_target is not None and not (ns3_target > 0 and ns3_target != float("inf")):
         raise ScenarioError([("--ns3-target", f"expected a positive speed-up, got {ns3_target}")])
     if ns3_target is not None and not ns3:
@@ -323,14 +328,15 @@ def bench_cmd(
         err.print(f"  {name} {sim}: {r['wall_s']:.3f} s wall, goodput {r['goodput_bps'] / 1e6:.1f} Mb/s", markup=False, highlight=False)
 
     res = run_suite(names, reps, ns3, ns3_script, (flows, rate, duration), memory_flows or None, on_result=progress, sack=sack,
-                    classic=classic, web_flows=web_flows)
+                    classic=classic, web_flows=web_flows, min_time=min_time)
     variant = (", SACK" if sack else "") + (", classic recovery" if classic else "")
     # The workers' memory pages (docs/architecture.md, "Memory pages"), as each reported them.
     huge = {r.get("huge_pages") for e in res["scenarios"].values() for r in e["ccsim"]} - {None}
     variant += ", huge pages " + ("/".join("on" if h else "off" for h in sorted(huge, reverse=True)) if huge else "n/a")
     from ._core import __build__
 
-    t = Table(title=f"ccsim {__version__} ({__build__} build) benchmarks (best of {reps}, one process per run{variant})")
+    each = f", ccsim's S1-S4 each the mean of back-to-back runs over at least {min_time:g} s" if min_time > 0 else ""
+    t = Table(title=f"ccsim {__version__} ({__build__} build) benchmarks (best of {reps}, one process per run{each}{variant})")
     cols = ["scenario", "flows", "sim s", "wall s", "set-up", "M events/s", "M bottleneck pkts/s", "goodput Mb/s", "peak RSS MB", "engine MB"]
     if ns3:
         cols += ["ns-3 CPU s", "ns-3 goodput Mb/s", "speed-up", "paired [95 % CI]", "goodput diff", "steady diff"]
@@ -369,7 +375,7 @@ def bench_cmd(
                 pr = e.get("speedup_paired")
                 if pr and pr["n"]:
                     e["ns3_verdict"] = target_verdict(pr["lo"], pr["hi"], ns3_target)
-                    out.print(f"{name}: speed-up over ns-3 {pr['median']:.0f}x [{pr['lo']:.0f}, {pr['hi']:.0f}] ({pr['n']} pairs) "
+                    out.print(f"{name}: speed-up over ns-3 {pr['median']:.1f}x [{pr['lo']:.1f}, {pr['hi']:.1f}] ({pr['n']} pairs) "
                               f"against {ns3_target:g}x: {e['ns3_verdict']}")
     out.print("wall s = the event loop; set-up = parsing, validation and building the world, as a share of the loop's time "
               "(median of the repetitions, the largest in brackets)")
