@@ -42,10 +42,15 @@ pub struct RttEstimator {
     t_srtt: i64,
     t_rttvar: i64,
     rto: Time,
-    pub backoff: u32,
+    backoff: u32,
     /// Smallest sample of the whole connection (an input of some controllers).
     pub min_rtt: Time,
-    pub samples: u64,
+    samples: u64,
+    /// [`RttEstimator::timeout`], kept up to date by every change of what it depends on
+    /// (read on every ACK that re-arms the timer; changed once per sample or back-off),
+    /// and the same in seconds (the mean-RTO statistic's addend).
+    timeout: Time,
+    timeout_s: f64,
     /// Statistics since the last [`RttEstimator::restart_stats`] (the end of warm-up).
     pub stats: RttStats,
 }
@@ -62,7 +67,7 @@ const MAX_BACKOFF: u32 = 64;
 
 impl RttEstimator {
     pub fn new(mode: RttMode, min_rto: Time, max_rto: Time, initial_rto: Time) -> Self {
-        RttEstimator {
+        let mut e = RttEstimator {
             mode,
             boot: 0,
             tick_clock: false,
@@ -78,8 +83,12 @@ impl RttEstimator {
             backoff: 1,
             min_rtt: 0,
             samples: 0,
+            timeout: 0,
+            timeout_s: 0.0,
             stats: RttStats::default(),
-        }
+        };
+        e.refresh();
+        e
     }
 
     /// ns-2's measurement without timestamps: whole ticks of a clock whose ticks fall at
@@ -93,6 +102,7 @@ impl RttEstimator {
     /// ns-2 `rfc2988_ false`: `max(RTO·backoff, minrto)` instead of `max(RTO, minrto)·backoff`.
     pub fn with_clamp_after_backoff(mut self, yes: bool) -> Self {
         self.clamp_after_backoff = yes;
+        self.refresh();
         self
     }
 
@@ -161,10 +171,37 @@ impl RttEstimator {
             }
         }
         self.backoff = 1;
+        self.refresh();
     }
 
     /// The timeout to arm now (base RTO clamped, times back-off, capped).
+    #[inline]
     pub fn timeout(&self) -> Time {
+        self.timeout
+    }
+
+    /// [`RttEstimator::timeout`] in seconds.
+    #[inline]
+    pub fn timeout_secs(&self) -> f64 {
+        self.timeout_s
+    }
+
+    /// Back-off in force (1: none).
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+
+    /// RTT samples taken.
+    pub fn samples(&self) -> u64 {
+        self.samples
+    }
+
+    fn refresh(&mut self) {
+        self.timeout = self.compute_timeout();
+        self.timeout_s = crate::units::to_secs(self.timeout);
+    }
+
+    fn compute_timeout(&self) -> Time {
         let mut t = if self.samples == 0 {
             self.initial_rto.saturating_mul(self.backoff as Time)
         } else if self.clamp_after_backoff {
@@ -181,7 +218,10 @@ impl RttEstimator {
 
     /// Ends a timeout's back-off without an RTT sample (ns-3 on every ACK of new data).
     pub fn clear_backoff(&mut self) {
-        self.backoff = 1;
+        if self.backoff != 1 {
+            self.backoff = 1;
+            self.refresh();
+        }
     }
 
     /// A timeout expired: double the back-off (capped).
@@ -194,6 +234,7 @@ impl RttEstimator {
             self.t_rttvar += self.t_srtt >> 3;
             self.t_srtt = 0;
         }
+        self.refresh();
     }
 
     pub fn srtt(&self) -> Time {
@@ -258,6 +299,25 @@ mod tests {
         e.back_off();
         e.back_off();
         assert_eq!(e.timeout(), 800 * MS);
+    }
+
+    /// The kept timeout is the one computed afresh, whatever the sequence of samples,
+    /// back-offs and clears, in both modes and both clamp orders.
+    #[test]
+    fn the_kept_timeout_is_always_the_computed_one() {
+        proptest::proptest!(|(ops in proptest::collection::vec((0u8..3, 1u64..2_000), 0..60), ns2: bool, clamp: bool)| {
+            let mode = if ns2 { RttMode::Ns2 { tick: 10 * MS } } else { RttMode::Rfc6298 { granularity: MS } };
+            let mut e = RttEstimator::new(mode, 200 * MS, 60_000 * MS, 1000 * MS).with_clamp_after_backoff(clamp);
+            for (op, ms) in ops {
+                match op {
+                    0 => e.sample(ms * MS),
+                    1 => e.back_off(),
+                    _ => e.clear_backoff(),
+                }
+                proptest::prop_assert_eq!(e.timeout(), e.compute_timeout());
+                proptest::prop_assert_eq!(e.timeout_secs().to_bits(), crate::units::to_secs(e.compute_timeout()).to_bits());
+            }
+        });
     }
 
     #[test]

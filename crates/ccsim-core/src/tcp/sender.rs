@@ -204,7 +204,7 @@ impl<C: CongestionControl> TcpSender<C> {
     /// one timer event is pending; an early event re-schedules itself to the deadline.
     pub(super) fn arm_rto(&mut self, ctx: &mut Ctx) {
         let t = self.rtt.timeout();
-        self.stats.rto_armed(t);
+        self.stats.rto_armed(self.rtt.timeout_secs());
         let deadline = ctx.now + t;
         self.rto_deadline = Some(deadline);
         match self.rto_event_at {

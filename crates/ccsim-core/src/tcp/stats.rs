@@ -1,7 +1,7 @@
 //! A TCP sender's report counters: what its summary columns and trace totals show. They
 //! restart at the end of warm-up; nothing in them steers the sender.
 
-use crate::units::{to_secs, Time};
+use crate::units::Time;
 
 #[derive(Clone, Debug, Default)]
 pub struct SenderStats {
@@ -20,8 +20,9 @@ pub struct SenderStats {
 }
 
 impl SenderStats {
-    pub fn rto_armed(&mut self, rto: Time) {
-        self.sum_rto += to_secs(rto);
+    /// A retransmission timer armed for `rto_s` seconds.
+    pub fn rto_armed(&mut self, rto_s: f64) {
+        self.sum_rto += rto_s;
         self.n_rto += 1;
     }
 
@@ -79,7 +80,7 @@ mod tests {
         let mut s = SenderStats::default();
         s.episode_start(0);
         s.episode_end(10 * MS);
-        s.rto_armed(200 * MS);
+        s.rto_armed(0.2);
         s.retransmitted(1000);
         s.episode_start(20 * MS);
         s.restart(50 * MS);
