@@ -196,6 +196,7 @@ impl RttEstimator {
         self.samples
     }
 
+    #[inline(never)]
     fn refresh(&mut self) {
         self.timeout = self.compute_timeout();
         self.timeout_s = crate::units::to_secs(self.timeout);
@@ -217,6 +218,7 @@ impl RttEstimator {
     }
 
     /// Ends a timeout's back-off without an RTT sample (ns-3 on every ACK of new data).
+    #[inline]
     pub fn clear_backoff(&mut self) {
         if self.backoff != 1 {
             self.backoff = 1;
