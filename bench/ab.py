@@ -23,8 +23,8 @@ The work tree is the default `--new`; it is built as it is, uncommitted changes 
 """
 
 import argparse
+import importlib.util
 import os
-import random
 import re
 import shutil
 import statistics
@@ -66,16 +66,23 @@ def scenario_args(name: str, work: Path) -> list[str]:
     return [name]
 
 
+def _load_pairstats():
+    """`python/ccsim/_pairstats.py` by path: the package's own implementation, without
+    needing ccsim installed (this script builds the engine itself)."""
+    spec = importlib.util.spec_from_file_location("_pairstats", Path(__file__).resolve().parent.parent / "python" / "ccsim" / "_pairstats.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+pairstats = _load_pairstats()
+
+
 def paired(old: list[float], new: list[float], resamples: int = 2000) -> tuple[float, float, float]:
-    """Median of the ratios new[i] / old[i] and its 95 % bootstrap interval (percentiles of
-    the medians of `resamples` resamples with replacement; seeded, so repeatable)."""
-    ratios = [n / o for o, n in zip(old, new) if o > 0]  # a run reported as 0.000 s has no ratio
-    if not ratios:
-        return float("nan"), float("nan"), float("nan")
-    rng = random.Random(1)
-    meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(resamples))
-    cut = int(0.025 * resamples)
-    return statistics.median(ratios), meds[cut], meds[resamples - 1 - cut]
+    """Median of the ratios new[i] / old[i] and its 95 % bootstrap interval
+    (`ccsim._pairstats.paired_ratio`; seeded, so repeatable)."""
+    r = pairstats.paired_ratio(new, old, resamples)
+    return r["median"], r["lo"], r["hi"]
 
 
 def run(exe: Path, args: list[str], pin: str | None = None) -> tuple[float, str]:

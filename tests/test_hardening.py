@@ -322,8 +322,14 @@ def test_11_a_broken_flow_or_topology_gives_no_false_trace_error():
     assert paths(lambda d: d["dumbbell"].update(bottleneck_rate="-1Mbps")) == ["dumbbell.bottleneck_rate"]
     assert paths(lambda d: d["flows"][0].update(dst="d9")) == ["flows[0].dst"]
     assert paths(lambda d: d["flows"][0].update(kind="udp")) == ["flows[0].kind"]
-    # A name that no flow has is still an error.
+    # A name that no flow has is still an error, also beside a flow left out for its own.
     assert paths(lambda d: d["traces"][0].update(flow="g")) == ["traces[0].flow"]
+    assert paths(lambda d: (d["flows"][0].update(kind="udp"), d["traces"].append({"kind": "flow", "flow": "g"}))) == [
+        "flows[0].kind", "traces[1].flow"]
+    # A counted entry left out covers its instances' names, and only those.
+    assert paths(lambda d: (d["flows"][0].update(count=2, kind="udp"), d["traces"][0].update(flow="f-1"))) == ["flows[0].kind"]
+    assert paths(lambda d: (d["flows"][0].update(count=2, kind="udp"), d["traces"][0].update(flow="f-2"))) == [
+        "flows[0].kind", "traces[0].flow"]
     ccsim.validate(base)
 
 

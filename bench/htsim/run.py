@@ -70,7 +70,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/: ab.py
-from ab import paired  # noqa: E402  (the median of paired ratios with its bootstrap interval)
+from ab import paired, pairstats  # noqa: E402  (the median of paired ratios with its bootstrap interval)
 
 HERE = Path(__file__).resolve().parent
 BUILD = HERE / "build"
@@ -193,16 +193,10 @@ def ratios(c: list[float], h: list[float]) -> dict:
 
 def verdict(lo: float, hi: float, target: float = TARGET, at_most: bool = False) -> str:
     """The rule docs/benchmarks.md states for a speed target, on the interval of the
-    rounds' median ratio: holds when the whole interval reaches `target` (with `at_most`:
-    stays at or below it), does not hold when it lies wholly on the other side,
-    inconclusive when `target` lies inside it."""
-    if at_most:
-        return verdict(-hi, -lo, -target)
-    if lo >= target:
-        return "holds"
-    if hi < target:
-        return "does not hold"
-    return "inconclusive"
+    rounds' median ratio (`ccsim._pairstats.target_verdict`): holds when the whole interval
+    reaches `target` (with `at_most`: stays at or below it), does not hold when it lies
+    wholly on the other side, inconclusive when `target` lies inside it."""
+    return pairstats.target_verdict(lo, hi, target, at_most)
 
 
 def htsim_args(scenario: str, access: bool) -> list[str]:

@@ -10,6 +10,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ._pairstats import paired_ratio, target_verdict  # noqa: F401  (target_verdict: for the CLI)
+
 TCP = ("S1", "S2", "S3", "S4")
 
 
@@ -91,34 +93,6 @@ def memory_per_idle_flow(n: int = 50_000) -> dict:
     _, rss_lo = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", str(lo)])
     _, rss_hi = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", str(hi)])
     return {"flows": hi - lo, "rss_base_mb": rss_lo, "rss_mb": rss_hi, "bytes_per_flow": (rss_hi - rss_lo) * 1024 * 1024 / (hi - lo)}
-
-
-def paired_ratio(num: list[float], den: list[float], resamples: int = 2000) -> dict:
-    """The median of the paired ratios num[i] / den[i] with its 95 % bootstrap interval
-    (percentiles of the medians of `resamples` resamples with replacement; seeded, so a
-    call repeats its interval). Pairs are runs made next to each other, so a change in the
-    machine's speed during a call moves both sides of a pair alike."""
-    import random
-    import statistics
-
-    ratios = [n / d for n, d in zip(num, den) if d > 0]
-    if not ratios:
-        return {"median": float("nan"), "lo": float("nan"), "hi": float("nan"), "n": 0}
-    rng = random.Random(1)
-    meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(resamples))
-    cut = int(0.025 * resamples)
-    return {"median": statistics.median(ratios), "lo": meds[cut], "hi": meds[resamples - 1 - cut], "n": len(ratios)}
-
-
-def target_verdict(lo: float, hi: float, target: float) -> str:
-    """A speed target judged on an interval (docs/benchmarks.md's rule): holds when the
-    whole interval reaches `target`, does not hold when it lies wholly below, inconclusive
-    when `target` lies inside it (or there is no interval)."""
-    if lo >= target:
-        return "holds"
-    if hi < target:
-        return "does not hold"
-    return "inconclusive"
 
 
 def run_suite(names: list[str], reps: int, ns3_python: str | None, ns3_script: Path | None, cbr: tuple[int, float, float],

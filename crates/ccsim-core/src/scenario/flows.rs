@@ -45,9 +45,13 @@ fn receivers<'v>(o: &mut Obj<'v>, errs: &mut Errors) -> Option<Vec<&'v str>> {
 pub(crate) struct Flows {
     pub flows: Vec<FlowSpec>,
     names: super::names::NameIndex,
-    /// Some `[[flows]]` entry was left out for an error already reported (its names may
-    /// be missing from `flows`).
-    dropped: bool,
+    /// `[[flows]]` entries left out for an error already reported: the name and count
+    /// of each (a reference to one of their flows is that error's consequence, not an
+    /// error of its own).
+    dropped: Vec<(String, i64)>,
+    /// An entry was left out whose flows' names are not known here (not a table, or a
+    /// name with `{i}`): no missing name is reported then.
+    dropped_unnamed: bool,
 }
 
 impl Flows {
@@ -56,19 +60,39 @@ impl Flows {
         self.names.get(name, |i| &self.flows[i as usize].name)
     }
 
-    /// Whether a reference to a flow named `name` that is not among the flows should be
-    /// reported: not when some entry was left out for its own error, which may be the flow
-    /// named (that error is the one to fix; a wrong name shows once it is).
+    /// Whether a reference to a flow named `name` should be reported as naming no flow:
+    /// not among the flows, nor among those of an entry left out for its own error (that
+    /// error is the one to fix).
     pub fn unknown(&self, name: &str) -> bool {
-        !self.dropped && self.index_of(name).is_none()
+        self.index_of(name).is_none() && !self.dropped_unnamed && !self.dropped.iter().any(|(n, count)| names_one_of(n, *count, name))
     }
+
+    /// Notes that the entry named `name` (before expansion), of `count` flows, is left out.
+    fn drop_entry(&mut self, name: &str, count: i64) {
+        if name.contains("{i}") {
+            self.dropped_unnamed = true;
+        } else {
+            self.dropped.push((name.to_string(), count));
+        }
+    }
+}
+
+/// Whether `name` is one of the names an entry named `base` (without `{i}`) of `count`
+/// flows gives: `base` itself for one flow, `base-0` … `base-<count-1>` for several.
+fn names_one_of(base: &str, count: i64, name: &str) -> bool {
+    if count <= 1 {
+        return name == base;
+    }
+    let Some(k) = name.strip_prefix(base).and_then(|r| r.strip_prefix('-')) else { return false };
+    // The numbers as `itoa` writes them: no sign, no leading zero.
+    !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) && (k == "0" || !k.starts_with('0')) && k.parse::<i64>().is_ok_and(|k| k < count)
 }
 
 /// `[[flows]]`: `name` (`{i}` = 0..count-1), `kind`, `count`, `src`, `dst` (a node, or a
 /// list of nodes: a multicast flow), `start`,
 /// `start_jitter`, `stop`, and the kind's own fields.
 pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mut Errors) -> Flows {
-    let mut out = Flows { flows: Vec::new(), names: Default::default(), dropped: false };
+    let mut out = Flows { flows: Vec::new(), names: Default::default(), dropped: Vec::new(), dropped_unnamed: false };
     let Some(fv) = top.get("flows") else { return out };
     let Value::Array(items) = fv else {
         errs.add("flows", format!("expected an array of tables ([[flows]]), got {}", show(fv)));
@@ -77,7 +101,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
     for (i, item) in items.iter().enumerate() {
         let path = super::numbered("flows[", i, "]");
         let Some(mut o) = Obj::new(item, &path, errs) else {
-            out.dropped = true;
+            out.dropped_unnamed = true;
             continue;
         };
         let count = o.int("count", 1, 1_000_000, errs).unwrap_or(1);
@@ -96,7 +120,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
         let app = flow_config(&mut o, errs);
         let (Some(src), Some(dst), Some(app)) = (src, dst, app) else {
             o.finish_if(kind_ok, errs);
-            out.dropped = true;
+            out.drop_entry(&name, count);
             continue;
         };
         if dst.len() > app.max_receivers() {
@@ -105,7 +129,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
                 format!("a '{}' flow has one receiver; several (multicast) need a kind that supports them (cbr, onoff)", app.kind()),
             );
             o.finish(errs);
-            out.dropped = true;
+            out.drop_entry(&name, count);
             continue;
         }
         let src_path = o.at("src");
@@ -123,7 +147,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
             src_t.expand_into(ks, &mut s);
             let Some(si) = topo.nodes.get(&s) else {
                 refs.add(src_path.clone(), format!("no node named '{s}'"));
-                out.dropped = true;
+                out.drop_entry(&name, count);
                 break;
             };
             let mut dsts = Vec::with_capacity(dst.len());
@@ -144,7 +168,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
                 }
             }
             if dsts.len() != dst.len() {
-                out.dropped = true;
+                out.drop_entry(&name, count);
                 break;
             }
             out.flows.push(FlowSpec { name: fname, src: si, dsts, start, start_jitter, stop, app: app.clone() });
@@ -199,6 +223,18 @@ mod tests {
             for i in ["0", "17", "99999"] {
                 assert_eq!(Template::new(s).expand(i), s.replace("{i}", i), "{s:?} {i}");
             }
+        }
+    }
+
+    #[test]
+    fn an_entry_left_out_covers_exactly_its_names() {
+        use super::names_one_of;
+        assert!(names_one_of("t", 1, "t") && !names_one_of("t", 1, "t-0") && !names_one_of("t", 1, "u"));
+        for ok in ["bulk-0", "bulk-9", "bulk-10", "bulk-11"] {
+            assert!(names_one_of("bulk", 12, ok), "{ok}");
+        }
+        for no in ["bulk", "bulk-12", "bulk-01", "bulk--1", "bulk-+1", "bulk-", "bulkx-1", "bulk-1x"] {
+            assert!(!names_one_of("bulk", 12, no), "{no}");
         }
     }
 
