@@ -518,6 +518,42 @@ def test_htsim_runner_hugepages_flag(tmp_path, monkeypatch, capsys):
     assert "ccsim/htsim 2.00" in capsys.readouterr().out
 
 
+def test_htsim_runner_min_time(tmp_path, monkeypatch, capsys):
+    """`run.py compare --min-time T`: each side of a round repeats its run until its loops
+    took T seconds and counts the mean: ccsim through `_benchworker S --min-time T` (which
+    repeats in its process), htsim one process a run, its rate recomputed from the mean
+    loop time. Without it, one run each, as before; a bad value exits 2."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("htsim_runner5", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    ccsim_args, walls = [], iter([0.4, 0.2, 0.6, 0.5, 0.5])
+    monkeypatch.setattr(runner, "run_ccsim", lambda args: ccsim_args.append(args) or {"bottleneck_pkts_per_s": 3e6})
+    calls = []
+
+    def htsim(args):
+        calls.append(args)
+        return {"bottleneck_pkts": 1_000_000, "wall_s": next(walls), "bottleneck_pkts_per_s": -1.0}
+
+    monkeypatch.setattr(runner, "run_htsim", htsim)
+    out = tmp_path / "cmp.json"
+    assert runner.main(["compare", "--scenario", "S1", "--reps", "2", "--min-time", "1", "--json", str(out)]) == 0
+    # Round 1: 0.4 + 0.2 + 0.6 (three runs, mean 0.4 s); round 2: 0.5 + 0.5 (mean 0.5 s).
+    assert len(calls) == 5 and ccsim_args == [["S1", "--min-time", "1"]] * 2
+    row = json.loads(out.read_text())[0]
+    assert row["htsim_all"] == pytest.approx([2.5e6, 2e6]) and row["min_time"] == 1
+    assert row["ratio_paired"] == pytest.approx((3 / 2.5 + 3 / 2) / 2)
+    assert "ccsim/htsim" in capsys.readouterr().out
+    calls.clear()
+    ccsim_args.clear()
+    monkeypatch.setattr(runner, "run_htsim", lambda args: calls.append(args) or {"bottleneck_pkts_per_s": 1e6})
+    assert runner.main(["compare", "--scenario", "S1", "--reps", "1"]) == 0
+    assert len(calls) == 1 and ccsim_args == [["S1"]]
+    assert runner.main(["compare", "--scenario", "S1", "--min-time", "-1"]) == 2
+    assert "--min-time must be" in capsys.readouterr().err
+
+
 def test_htsim_runner_instructions(tmp_path, monkeypatch, capsys):
     """`run.py instructions`: each simulator counted under callgrind for the full and the
     short duration of each scenario; the marginal instructions per bottleneck packet (the

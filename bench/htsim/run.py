@@ -1,7 +1,7 @@
 """ccsim beside htsim, alternating on one machine (issue #20).
 
     python bench/htsim/run.py build [--htsim URL_OR_GIT_DIR] [--commit SHA] [--pgo]
-    python bench/htsim/run.py compare [--reps 5] [--scenario S1 S2 S3] [--access] [--htsim-pgo] [--target 1.25] [--json OUT]
+    python bench/htsim/run.py compare [--reps 5] [--scenario S1 S2 S3] [--access] [--htsim-pgo] [--target 1.25] [--min-time T] [--json OUT]
     python bench/htsim/run.py scaling [--flows 10 100 1000 10000] [--seconds 10] [--reps 3] [--max-growth 2] [--json OUT]
     python bench/htsim/run.py scaling --per-flow-mbps 1 [--packets 1e6] [--flows ...]
     python bench/htsim/run.py instructions [--scenario S1 S2 S3] [--short 0.1] [--access] [--json OUT]
@@ -26,7 +26,10 @@ holds when the interval reaches it, does not hold when it lies below, inconclusi
 it straddles it. htsim runs its default
 (simpler) model: no access queues, no reverse queues; `--access` adds an access queue at
 10× the bottleneck rate in htsim too. S2 runs htsim with `--ssthresh 8500` (a full-rate
-flow; without it htsim's single flow stays far below the link).
+flow; without it htsim's single flow stays far below the link). `--min-time T`: each side
+of a round repeats its run back to back (ccsim in its process, htsim one process a run)
+until its loops took T seconds, and counts the mean, so that both sides average the
+machine's speed over the same span.
 
 `scaling` measures the cost per bottleneck packet (wall ns / packet) as flows grow on S3's
 dumbbell (1 Gb/s, 10 ms, queue 1000) in both simulators, alternating, in rounds that each
@@ -205,7 +208,29 @@ def htsim_args(scenario: str, access: bool) -> list[str]:
     return HTSIM_ARGS[scenario] + (["--access-mbps", ACCESS_MBPS[scenario]] if access else [])
 
 
-def compare(scenarios: list[str], reps: int, access: bool, target: float = TARGET) -> list[dict]:
+def run_htsim_for(args: list[str], min_time: float) -> dict:
+    """htsim run with `args`, again and again (one process each) until the runs' loops
+    took `min_time` seconds of wall time in all: the first run's measurements with
+    `wall_s` the mean of the runs' and the rate recomputed from it, `runs` and
+    `wall_all_s` (as ccsim's `_benchworker --min-time`, which repeats in its process;
+    each side's loop time only, start-up excluded on both)."""
+    first = run_htsim(args)
+    walls = [first["wall_s"]]
+    while sum(walls) < min_time and len(walls) < 100_000:
+        walls.append(run_htsim(args)["wall_s"])
+    mean = sum(walls) / len(walls)
+    r = dict(first, wall_s=mean, runs=len(walls), wall_all_s=walls)
+    if mean > 0:
+        r["bottleneck_pkts_per_s"] = first["bottleneck_pkts"] / mean
+    return r
+
+
+def compare(scenarios: list[str], reps: int, access: bool, target: float = TARGET, min_time: float = 0.0) -> list[dict]:
+    """Each round runs both simulators once, who goes first alternating. With `min_time`,
+    each side of a round repeats its run back to back for at least that many seconds of
+    loop time and counts the mean: a ~0.1 s run samples the machine's speed at one instant,
+    and on a machine whose speed swings the rounds' ratios spread with it (the
+    twenty-first session's S1 ratios needed 88 rounds for an interval of ±4 %)."""
     rows = []
     for s in scenarios:
         hargs = htsim_args(s, access)
@@ -213,13 +238,13 @@ def compare(scenarios: list[str], reps: int, access: bool, target: float = TARGE
         for k in range(reps):  # alternate: one of each per round, who goes first alternating too
             for sim in ("ccsim", "htsim") if k % 2 == 0 else ("htsim", "ccsim"):
                 if sim == "ccsim":
-                    c.append(run_ccsim([s])["bottleneck_pkts_per_s"])
+                    c.append(run_ccsim([s, "--min-time", f"{min_time:g}"] if min_time > 0 else [s])["bottleneck_pkts_per_s"])
                 else:
-                    h.append(run_htsim(hargs)["bottleneck_pkts_per_s"])
+                    h.append((run_htsim_for(hargs, min_time) if min_time > 0 else run_htsim(hargs))["bottleneck_pkts_per_s"])
         cm, hm = statistics.median(c), statistics.median(h)
         r = ratios(c, h)
         v = verdict(*r["ratio_paired_ci"], target)
-        rows.append({"scenario": s, "ccsim_mpps": cm / 1e6, "htsim_mpps": hm / 1e6, **r, "reps": reps,
+        rows.append({"scenario": s, "ccsim_mpps": cm / 1e6, "htsim_mpps": hm / 1e6, **r, "reps": reps, "min_time": min_time,
                      "ccsim_all": c, "htsim_all": h, "htsim_access": access, "target": target, "verdict": v})
         lo, hi = r["ratio_paired_ci"]
         print(f"{s}: ccsim {cm / 1e6:.2f} M pkts/s, htsim {hm / 1e6:.2f} M pkts/s, ccsim/htsim {r['ratio']:.2f} (medians of {reps}); "
@@ -440,6 +465,8 @@ def main(argv=None) -> int:
     c.add_argument("--reps", type=int, default=5)
     c.add_argument("--access", action="store_true", help="htsim with an access queue per flow too")
     c.add_argument("--target", type=float, default=TARGET, help="the ratio judged (verdict on the rounds' median's interval)")
+    c.add_argument("--min-time", type=float, default=0.0,
+                   help="each side of a round runs back to back for at least this many seconds of loop time (mean)")
     c.add_argument("--json", type=Path)
     c.add_argument("--htsim-pgo", action="store_true", help="run the profile-guided htsim (build --pgo)")
     c.add_argument("--htsim-hugepages", action="store_true",
@@ -483,7 +510,10 @@ def main(argv=None) -> int:
     if a.cmd == "instructions":
         rows = instructions(a.scenario, a.short, a.reps, a.access)
     elif a.cmd == "compare":
-        rows = compare(a.scenario, a.reps, a.access, a.target)
+        if not 0 <= a.min_time <= 3600:
+            print("--min-time must be from 0 to 3600 seconds", file=sys.stderr)
+            return 2
+        rows = compare(a.scenario, a.reps, a.access, a.target, a.min_time)
     else:
         rows = scaling(a.flows, a.seconds, a.reps, a.per_flow_mbps, a.packets, a.pages == "both",
                        a.short if a.instructions else None, a.max_growth)
