@@ -1,6 +1,7 @@
 """End-to-end tests of the `ccsim` command."""
 
 import json
+import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -552,6 +553,35 @@ def test_htsim_runner_min_time(tmp_path, monkeypatch, capsys):
     assert len(calls) == 1 and ccsim_args == [["S1"]]
     assert runner.main(["compare", "--scenario", "S1", "--min-time", "-1"]) == 2
     assert "--min-time must be" in capsys.readouterr().err
+
+
+def test_htsim_runner_pin(tmp_path, monkeypatch):
+    """`run.py compare|scaling --pin CPU` runs both simulators under `taskset -c CPU`;
+    without it, as they are."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("htsim_runner6", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    fake = tmp_path / "htsim"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(runner, "BINARY", fake)
+    seen = []
+    line = '{"bottleneck_pkts_per_s": 1e6, "bottleneck_pkts": 1000, "wall_s": 0.001}'
+    monkeypatch.setattr(runner, "sh", lambda cmd, **kw: seen.append(cmd) or line)
+    monkeypatch.setattr(runner.shutil, "which", lambda name: "/usr/bin/" + name)
+    assert runner.main(["compare", "--scenario", "S1", "--reps", "1", "--pin", "1"]) == 0
+    assert len(seen) == 2 and all(c[:3] == ["taskset", "-c", "1"] for c in seen)
+    assert {c[3] for c in seen} == {str(fake), sys.executable}
+    seen.clear()
+    assert runner.main(["scaling", "--flows", "10", "--reps", "1", "--pin", "0"]) == 0
+    assert len(seen) == 2 and all(c[:3] == ["taskset", "-c", "0"] for c in seen)
+    seen.clear()
+    assert runner.main(["compare", "--scenario", "S1", "--reps", "1"]) == 0
+    assert len(seen) == 2 and all(c[0] != "taskset" for c in seen)
+    monkeypatch.setattr(runner.shutil, "which", lambda name: None)
+    assert runner.main(["compare", "--scenario", "S1", "--pin", "1"]) == 2
 
 
 def test_htsim_runner_instructions(tmp_path, monkeypatch, capsys):

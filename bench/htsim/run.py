@@ -1,8 +1,8 @@
 """ccsim beside htsim, alternating on one machine (issue #20).
 
     python bench/htsim/run.py build [--htsim URL_OR_GIT_DIR] [--commit SHA] [--pgo]
-    python bench/htsim/run.py compare [--reps 5] [--scenario S1 S2 S3] [--access] [--htsim-pgo] [--target 1.25] [--min-time T] [--json OUT]
-    python bench/htsim/run.py scaling [--flows 10 100 1000 10000] [--seconds 10] [--reps 3] [--max-growth 2] [--json OUT]
+    python bench/htsim/run.py compare [--reps 5] [--scenario S1 S2 S3] [--access] [--htsim-pgo] [--target 1.25] [--min-time T] [--pin CPU] [--json OUT]
+    python bench/htsim/run.py scaling [--flows 10 100 1000 10000] [--seconds 10] [--reps 3] [--max-growth 2] [--pin CPU] [--json OUT]
     python bench/htsim/run.py scaling --per-flow-mbps 1 [--packets 1e6] [--flows ...]
     python bench/htsim/run.py instructions [--scenario S1 S2 S3] [--short 0.1] [--access] [--json OUT]
     python bench/htsim/run.py scaling --instructions [--flows ...] [--short 0.1]
@@ -158,13 +158,22 @@ def require_htsim() -> None:
         raise SystemExit(f"{htsim_binary} is missing: run `python {Path(__file__).name} build{flag}` first")
 
 
+#: `--pin CPU`: the core `compare` and `scaling` run both simulators on (`taskset -c`), so
+#: that neither is moved between cores mid-run; None: wherever the system puts them.
+pin_cpu: str | None = None
+
+
+def pinned(cmd: list[str]) -> list[str]:
+    return cmd if pin_cpu is None else ["taskset", "-c", pin_cpu, *cmd]
+
+
 def run_htsim(args: list[str]) -> dict:
     require_htsim()
-    return last_json(sh([str(htsim_binary), *args], env=htsim_env))
+    return last_json(sh(pinned([str(htsim_binary), *args]), env=htsim_env))
 
 
 def run_ccsim(args: list[str], env: dict | None = None) -> dict:
-    return last_json(sh([sys.executable, "-m", "ccsim._benchworker", *args], env=env))
+    return last_json(sh(pinned([sys.executable, "-m", "ccsim._benchworker", *args]), env=env))
 
 
 #: `scaling --pages both`: each simulator with and without transparent huge pages, the
@@ -469,6 +478,7 @@ def main(argv=None) -> int:
                    help="each side of a round runs back to back for at least this many seconds of loop time (mean)")
     c.add_argument("--json", type=Path)
     c.add_argument("--htsim-pgo", action="store_true", help="run the profile-guided htsim (build --pgo)")
+    c.add_argument("--pin", metavar="CPU", help="run both simulators on this core (taskset -c CPU)")
     c.add_argument("--htsim-hugepages", action="store_true",
                    help="run htsim with glibc.malloc.hugetlb=1 (transparent huge pages, as ccsim uses by default)")
     s = sub.add_parser("scaling")
@@ -482,6 +492,7 @@ def main(argv=None) -> int:
     s.add_argument("--packets", type=float, default=1e6)
     s.add_argument("--json", type=Path)
     s.add_argument("--htsim-pgo", action="store_true", help="run the profile-guided htsim (build --pgo)")
+    s.add_argument("--pin", metavar="CPU", help="run both simulators on this core (taskset -c CPU)")
     s.add_argument("--htsim-hugepages", action="store_true",
                    help="run htsim with glibc.malloc.hugetlb=1 (transparent huge pages, as ccsim uses by default)")
     s.add_argument("--instructions", action="store_true", help="count instructions per packet under callgrind instead "
@@ -501,8 +512,12 @@ def main(argv=None) -> int:
     if a.cmd == "build":
         build(a.htsim, a.commit, a.pgo)
         return 0
-    global htsim_binary, htsim_env
+    global htsim_binary, htsim_env, pin_cpu
     htsim_binary = PGO_BINARY if a.htsim_pgo else BINARY
+    pin_cpu = getattr(a, "pin", None)
+    if pin_cpu is not None and shutil.which("taskset") is None:
+        print("--pin needs taskset (util-linux)", file=sys.stderr)
+        return 2
     htsim_env = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=1") if getattr(a, "htsim_hugepages", False) else None
     if a.cmd in ("instructions", "scaling") and not 0 < a.short < 1:
         print("--short must be between 0 and 1 (a fraction of the full duration)", file=sys.stderr)
