@@ -555,6 +555,27 @@ def test_htsim_runner_min_time(tmp_path, monkeypatch, capsys):
     assert "--min-time must be" in capsys.readouterr().err
 
 
+def test_htsim_runner_ratio_by_state():
+    """`compare` groups the rounds' ratios by the machine's speed around each round (the
+    neighbouring rounds' rates), not by the round's own rates, whose noise would decide
+    its group: a round whose htsim run alone was fast stays with its neighbours."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("htsim_runner7", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    # Eight slow rounds (ratio 1.4) then eight fast ones (ratio 1.1); round 3's htsim run
+    # alone is very fast (ratio 0.7), which does not move it out of the slow group.
+    h = [1.0] * 8 + [2.0] * 8
+    c = [1.4] * 8 + [2.2] * 8
+    h[3] = 2.0
+    g = runner.by_state(c, h, parts=2)
+    assert [x["rounds"] for x in g] == [8, 8]
+    assert g[0]["ratio"] == pytest.approx(1.4) and g[1]["ratio"] == pytest.approx(1.1)
+    assert g[0]["speed"][1] <= g[1]["speed"][0]
+    assert runner.by_state(c[:7], h[:7]) == [] and runner.by_state(c, h[:-1]) == []
+
+
 def test_htsim_runner_pin(tmp_path, monkeypatch):
     """`run.py compare|scaling --pin CPU` runs both simulators under `taskset -c CPU`;
     without it, as they are."""

@@ -203,6 +203,32 @@ def ratios(c: list[float], h: list[float]) -> dict:
             "ratio_best": max(c) / max(h)}
 
 
+def by_state(c: list[float], h: list[float], parts: int = 4) -> list[dict]:
+    """The rounds' ccsim / htsim ratios grouped by the machine's speed around each round:
+    the speed is the mean of the neighbouring rounds' rates (k - 1 and k + 1, both
+    simulators, each over its own median), which leaves a round's own noise out of the
+    grouping (grouping by the round's own htsim rate would put its fast htsim runs with
+    low ratios by construction). Rounds sorted by it and cut into `parts` groups, slowest
+    first; each with the speed's range and the median ratio. Empty with fewer than two
+    rounds a group. On this page's machine S1's ratio fell from about 1.3 in its slowest
+    periods to about 1.16 in its fastest (twenty-second session)."""
+    n = len(c)
+    if n < 2 * parts or n != len(h):
+        return []
+    mc, mh = statistics.median(c), statistics.median(h)
+    speed = []
+    for k in range(n):
+        nb = [j for j in (k - 1, k + 1) if 0 <= j < n]
+        speed.append(statistics.mean([c[j] / mc for j in nb] + [h[j] / mh for j in nb]))
+    order = sorted(range(n), key=lambda k: speed[k])
+    groups = []
+    for g in range(parts):
+        ks = order[g * n // parts:(g + 1) * n // parts]
+        groups.append({"speed": [speed[ks[0]], speed[ks[-1]]], "rounds": len(ks),
+                       "ratio": statistics.median(c[k] / h[k] for k in ks)})
+    return groups
+
+
 def verdict(lo: float, hi: float, target: float = TARGET, at_most: bool = False) -> str:
     """The rule docs/benchmarks.md states for a speed target, on the interval of the
     rounds' median ratio (`ccsim._pairstats.target_verdict`): holds when the whole interval
@@ -255,10 +281,15 @@ def compare(scenarios: list[str], reps: int, access: bool, target: float = TARGE
         v = verdict(*r["ratio_paired_ci"], target)
         rows.append({"scenario": s, "ccsim_mpps": cm / 1e6, "htsim_mpps": hm / 1e6, **r, "reps": reps, "min_time": min_time,
                      "ccsim_all": c, "htsim_all": h, "htsim_access": access, "target": target, "verdict": v})
+        rows[-1]["ratio_by_state"] = groups = by_state(c, h)
         lo, hi = r["ratio_paired_ci"]
         print(f"{s}: ccsim {cm / 1e6:.2f} M pkts/s, htsim {hm / 1e6:.2f} M pkts/s, ccsim/htsim {r['ratio']:.2f} (medians of {reps}); "
               f"per round {r['ratio_paired']:.2f} [{lo:.2f}, {hi:.2f}] (median, 95 % CI), best runs {r['ratio_best']:.2f}; "
               f"target ≥ {target:g}: {v}", flush=True)
+        if groups:
+            print(f"{s}: the rounds' ratio by the machine's speed around them (neighbouring rounds' rates over their medians), "
+                  "slowest to fastest quarter: " + ", ".join(f"{g['ratio']:.2f} ({g['speed'][0]:.2f}–{g['speed'][1]:.2f})" for g in groups),
+                  flush=True)
     return rows
 
 
