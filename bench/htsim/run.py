@@ -29,7 +29,10 @@ it straddles it. htsim runs its default
 flow; without it htsim's single flow stays far below the link). `--min-time T`: each side
 of a round repeats its run back to back (ccsim in its process, htsim one process a run)
 until its loops took T seconds, and counts the mean, so that both sides average the
-machine's speed over the same span.
+machine's speed over the same span. `compare` also prints the rounds' ratio by quarters
+of the machine's speed around them (`by_state`): S1's lead moves with it (twenty-second
+session), and a call's interval does not cover that, since a call sits in one state.
+`--pin CPU` (also for `scaling`) runs both simulators on that core.
 
 `scaling` measures the cost per bottleneck packet (wall ns / packet) as flows grow on S3's
 dumbbell (1 Gb/s, 10 ms, queue 1000) in both simulators, alternating, in rounds that each
