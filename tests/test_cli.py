@@ -10,6 +10,22 @@ import pytest
 from conftest import EXAMPLES, TWO_NODE
 
 
+def htsim_runner():
+    """A fresh copy of bench/htsim/run.py (which is no package), so that a test's changes to
+    its module state (the binary, the environment, the pinned core) stay in that test."""
+    import importlib.util
+
+    htsim_runner.loaded += 1
+    spec = importlib.util.spec_from_file_location(f"htsim_runner{htsim_runner.loaded}",
+                                                  Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+htsim_runner.loaded = 0
+
+
 def test_version(cli):
     r = cli("--version")
     assert r.returncode == 0
@@ -163,30 +179,26 @@ def test_benchworker_scale_runs_s3_with_n_flows():
                          check=True)
     r = json.loads(out.stdout.strip().splitlines()[-1])
     assert 50 < r["bottleneck_pkts"] <= 834
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("htsim_runner", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
-    htsim_runner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(htsim_runner)
+    runner = htsim_runner()
     from ccsim import _core
 
     # A machine that runs both simulators at either of two speeds: the medians' ratio
     # follows how the runs fell; each round's ratio and the best runs' do not.
     c, h = [6.0, 6.0, 4.0, 4.0, 4.0], [6.0, 6.0, 6.0, 4.0, 4.0]
-    r = htsim_runner.ratios([x * 1.1 for x in c], h)
+    r = runner.ratios([x * 1.1 for x in c], h)
     assert r["ratio"] == pytest.approx(1.1 * 4.0 / 6.0)
     assert r["ratio_paired"] == pytest.approx(1.1)
     # The one round run in different states (4.4 against 6) widens its interval downwards.
     assert r["ratio_paired_ci"] == pytest.approx([1.1 * 4.0 / 6.0, 1.1])
     assert r["ratio_best"] == pytest.approx(1.1)
     # Rounds that spread: the interval holds the median and is judged against the target.
-    r = htsim_runner.ratios([1.0, 1.2, 1.3, 1.4, 1.5, 1.25, 1.35], [1.0] * 7)
+    r = runner.ratios([1.0, 1.2, 1.3, 1.4, 1.5, 1.25, 1.35], [1.0] * 7)
     lo, hi = r["ratio_paired_ci"]
     assert r["ratio_paired"] == pytest.approx(1.3) and 1.0 <= lo < 1.3 < hi <= 1.5
-    assert htsim_runner.verdict(lo, hi, 1.25) == "inconclusive"
-    assert [htsim_runner.verdict(*ci, 1.25) for ci in ([1.26, 1.4], [1.0, 1.24], [1.2, 1.3], [1.25, 1.4], [1.0, 1.25])] == \
+    assert runner.verdict(lo, hi, 1.25) == "inconclusive"
+    assert [runner.verdict(*ci, 1.25) for ci in ([1.26, 1.4], [1.0, 1.24], [1.2, 1.3], [1.25, 1.4], [1.0, 1.25])] == \
         ["holds", "does not hold", "inconclusive", "holds", "inconclusive"]
-    for name, args in htsim_runner.HTSIM_ARGS.items():
+    for name, args in runner.HTSIM_ARGS.items():
         toml = _core.bench_scenario(name)
         flows, mbps, delay, queue, secs = args[:5]
         assert f"count = {flows}" in toml or (flows == "1" and "count" not in toml), name
@@ -499,11 +511,7 @@ def test_htsim_runner_hugepages_flag(tmp_path, monkeypatch, capsys):
     """`run.py compare --htsim-hugepages` runs htsim with glibc's huge-page tunable (the
     advice ccsim's engine gives itself); without the flag, htsim's environment is left as
     it is. A stand-in htsim reports the variable back."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("htsim_runner2", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
-    runner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(runner)
+    runner = htsim_runner()
     fake = tmp_path / "htsim"
     fake.write_text("#!/bin/sh\necho '{\"bottleneck_pkts_per_s\": 1e6, \"tunables\": \"'\"$GLIBC_TUNABLES\"'\"}'\n")
     fake.chmod(0o755)
@@ -524,18 +532,15 @@ def test_htsim_runner_min_time(tmp_path, monkeypatch, capsys):
     took T seconds and counts the mean: ccsim through `_benchworker S --min-time T` (which
     repeats in its process), htsim one process a run, its rate recomputed from the mean
     loop time. Without it, one run each, as before; a bad value exits 2."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("htsim_runner5", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
-    runner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(runner)
+    runner = htsim_runner()
     ccsim_args, walls = [], iter([0.4, 0.2, 0.6, 0.5, 0.5])
     monkeypatch.setattr(runner, "run_ccsim", lambda args: ccsim_args.append(args) or {"bottleneck_pkts_per_s": 3e6})
     calls = []
 
     def htsim(args):
         calls.append(args)
-        return {"bottleneck_pkts": 1_000_000, "wall_s": next(walls), "bottleneck_pkts_per_s": -1.0}
+        wall = next(walls)
+        return {"bottleneck_pkts": 1_000_000, "wall_s": wall, "bottleneck_pkts_per_s": 1e6 / wall}
 
     monkeypatch.setattr(runner, "run_htsim", htsim)
     out = tmp_path / "cmp.json"
@@ -559,11 +564,7 @@ def test_htsim_runner_ratio_by_state():
     """`compare` groups the rounds' ratios by the machine's speed around each round (the
     neighbouring rounds' rates), not by the round's own rates, whose noise would decide
     its group: a round whose htsim run alone was fast stays with its neighbours."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("htsim_runner7", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
-    runner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(runner)
+    runner = htsim_runner()
     # Eight slow rounds (ratio 1.4) then eight fast ones (ratio 1.1); round 3's htsim run
     # alone is very fast (ratio 0.7), which does not move it out of the slow group.
     h = [1.0] * 8 + [2.0] * 8
@@ -579,11 +580,7 @@ def test_htsim_runner_ratio_by_state():
 def test_htsim_runner_pin(tmp_path, monkeypatch):
     """`run.py compare|scaling --pin CPU` runs both simulators under `taskset -c CPU`;
     without it, as they are."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("htsim_runner6", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
-    runner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(runner)
+    runner = htsim_runner()
     fake = tmp_path / "htsim"
     fake.write_text("#!/bin/sh\n")
     fake.chmod(0o755)
@@ -609,13 +606,9 @@ def test_htsim_runner_instructions(tmp_path, monkeypatch, capsys):
     """`run.py instructions`: each simulator counted under callgrind for the full and the
     short duration of each scenario; the marginal instructions per bottleneck packet (the
     difference of the counts over the difference of the packets). A stand-in callgrind."""
-    import importlib.util
     import subprocess
-    import sys
 
-    spec = importlib.util.spec_from_file_location("htsim_runner4", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
-    runner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(runner)
+    runner = htsim_runner()
     # callgrind's summary line, as it prints it.
     assert runner.instructions_of("==12== Events    : Ir\n==12== Collected : 1214424835\n\n==12== I   refs:      1,214,424,835\n") \
         == 1_214_424_835
@@ -710,11 +703,7 @@ def test_htsim_runner_instructions(tmp_path, monkeypatch, capsys):
 def test_htsim_runner_scaling_both_pages(tmp_path, monkeypatch):
     """`run.py scaling --pages both`: ccsim with CCSIM_HUGEPAGES 0 and 1, htsim without and
     with glibc's tunable, alternating; the main columns are the huge-page runs."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("htsim_runner3", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
-    runner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(runner)
+    runner = htsim_runner()
     fake = tmp_path / "htsim"
     # A stand-in htsim: 1 s for 1e6 packets without the tunable, 0.5 s with it.
     fake.write_text("#!/bin/sh\nif [ -n \"$GLIBC_TUNABLES\" ]; then w=0.5; else w=1.0; fi\n"
@@ -744,11 +733,7 @@ def test_htsim_runner_scaling_growth_verdict(tmp_path, monkeypatch, capsys):
     """`run.py scaling`: each count's growth over 10 flows is the median of the rounds'
     ratios (a round runs every count once, so a slow round slows all its points alike) with
     its interval, and the last count's growth is judged against `--max-growth`."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("htsim_runner4", Path(__file__).resolve().parent.parent / "bench" / "htsim" / "run.py")
-    runner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(runner)
+    runner = htsim_runner()
     order = []
     slow = iter([1.0] * 3 + [1.5] * 3 + [1.0] * 3)  # the second round runs 1.5x slower throughout
 

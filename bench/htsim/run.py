@@ -246,23 +246,6 @@ def htsim_args(scenario: str, access: bool) -> list[str]:
     return HTSIM_ARGS[scenario] + (["--access-mbps", ACCESS_MBPS[scenario]] if access else [])
 
 
-def run_htsim_for(args: list[str], min_time: float) -> dict:
-    """htsim run with `args`, again and again (one process each) until the runs' loops
-    took `min_time` seconds of wall time in all: the first run's measurements with
-    `wall_s` the mean of the runs' and the rate recomputed from it, `runs` and
-    `wall_all_s` (as ccsim's `_benchworker --min-time`, which repeats in its process;
-    each side's loop time only, start-up excluded on both)."""
-    first = run_htsim(args)
-    walls = [first["wall_s"]]
-    while sum(walls) < min_time and len(walls) < 100_000:
-        walls.append(run_htsim(args)["wall_s"])
-    mean = sum(walls) / len(walls)
-    r = dict(first, wall_s=mean, runs=len(walls), wall_all_s=walls)
-    if mean > 0:
-        r["bottleneck_pkts_per_s"] = first["bottleneck_pkts"] / mean
-    return r
-
-
 def compare(scenarios: list[str], reps: int, access: bool, target: float = TARGET, min_time: float = 0.0) -> list[dict]:
     """Each round runs both simulators once, who goes first alternating. With `min_time`,
     each side of a round repeats its run back to back for at least that many seconds of
@@ -278,7 +261,10 @@ def compare(scenarios: list[str], reps: int, access: bool, target: float = TARGE
                 if sim == "ccsim":
                     c.append(run_ccsim([s, "--min-time", f"{min_time:g}"] if min_time > 0 else [s])["bottleneck_pkts_per_s"])
                 else:
-                    h.append((run_htsim_for(hargs, min_time) if min_time > 0 else run_htsim(hargs))["bottleneck_pkts_per_s"])
+                    hr = run_htsim(hargs)
+                    if min_time > 0:  # one process a run; the same mean as ccsim's in-process repeats
+                        hr = pairstats.repeated(lambda: run_htsim(hargs), min_time, first=hr)
+                    h.append(hr["bottleneck_pkts_per_s"])
         cm, hm = statistics.median(c), statistics.median(h)
         r = ratios(c, h)
         v = verdict(*r["ratio_paired_ci"], target)

@@ -16,7 +16,7 @@ import json
 import re
 import sys
 
-from . import _core
+from . import _core, _pairstats
 
 
 #: Paper E's heaviest runs: the eimd reproduction's dumbbell at these rates (bit/s).
@@ -173,29 +173,10 @@ delay = "1ms"
         r = _core.bench_toml(what, toml, seconds is None)
         if min_time > 0:
             # Repeats without the steady-state run: only their loop times are used.
-            r = repeated(lambda: _core.bench_toml(what, toml, False), min_time, first=r)
+            r = _pairstats.repeated(lambda: _core.bench_toml(what, toml, False), min_time, first=r)
     else:
         r = _core.bench_tcp(what)
     print(json.dumps(r))
-
-
-def repeated(run, min_time: float, first: dict) -> dict:
-    """`first` (one benchmark's dict, with `wall_s`) and `run()` (another of the same)
-    repeated back to back until their loops took `min_time` seconds of wall time in all:
-    `first`'s measurements with `wall_s` the mean of the runs' (rates recomputed from it),
-    `runs` and `wall_all_s` (every run's). A short run samples the machine's speed at one
-    instant; a mean over seconds is what a long run of another simulator (ns-3's S1:
-    about 45 s) measures."""
-    walls = [first["wall_s"]]
-    while sum(walls) < min_time and len(walls) < 100_000:
-        walls.append(run()["wall_s"])
-    r = dict(first)
-    mean = sum(walls) / len(walls)
-    for k in ("events_per_s", "bottleneck_pkts_per_s"):
-        if k in r and r["wall_s"] > 0:
-            r[k] = r[k] * r["wall_s"] / mean
-    r.update(wall_s=mean, runs=len(walls), wall_all_s=walls)
-    return r
 
 
 if __name__ == "__main__":

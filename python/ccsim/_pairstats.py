@@ -2,7 +2,8 @@
 
 Used by `ccsim bench --ns3` (through :mod:`ccsim.bench`) and loaded by file path by the
 checkout's `bench/ab.py` and `bench/htsim/run.py`, which run without ccsim installed: one
-implementation of docs/benchmarks.md's rule for every speed figure.
+implementation of docs/benchmarks.md's rule for every speed figure, and of the mean of
+runs repeated for a minimum time (`repeated`).
 """
 
 from __future__ import annotations
@@ -38,3 +39,24 @@ def target_verdict(lo: float, hi: float, target: float, at_most: bool = False) -
     if hi < target:
         return "does not hold"
     return "inconclusive"
+
+
+def repeated(run, min_time: float, first: dict) -> dict:
+    """`first` (one benchmark's dict, with `wall_s`) and `run()` (another of the same)
+    repeated back to back until their loops took `min_time` seconds of wall time in all
+    (`_benchworker --min-time`, in its process; `bench/htsim/run.py compare --min-time`,
+    a process a run, for either simulator):
+    `first`'s measurements with `wall_s` the mean of the runs' (rates recomputed from it),
+    `runs` and `wall_all_s` (every run's). A short run samples the machine's speed at one
+    instant; a mean over seconds is what a long run of another simulator (ns-3's S1:
+    about 45 s) measures."""
+    walls = [first["wall_s"]]
+    while sum(walls) < min_time and len(walls) < 100_000:
+        walls.append(run()["wall_s"])
+    r = dict(first)
+    mean = sum(walls) / len(walls)
+    for k in ("events_per_s", "bottleneck_pkts_per_s"):
+        if k in r and r["wall_s"] > 0:
+            r[k] = r[k] * r["wall_s"] / mean
+    r.update(wall_s=mean, runs=len(walls), wall_all_s=walls)
+    return r
