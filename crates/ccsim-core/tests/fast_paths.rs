@@ -516,28 +516,66 @@ dst = "b"
 
 /// Prefetch hints change nothing but time: a 1 000-flow dumbbell (the inbox at both
 /// routers, hosts ahead of the clock, timeouts) run with every hint and with none gives the
-/// same tables, bit for bit; the default for that size is every hint.
+/// same tables, bit for bit; the default for that size is every hint. The same with
+/// delayed ACKs (timers at the receivers, hinted as the senders' are), and for a TCP flow
+/// with three receivers (timers at receivers beyond the first, which take no hint).
 #[test]
 fn prefetch_hints_change_no_result() {
     use ccsim_core::prefetch::Level;
     let toml =
         ccsim_core::bench::tcp_scenario("S3").unwrap().replace("senders = 200", "senders = 1000").replace("count = 200", "count = 1000");
     assert_eq!(Level::for_world(1000, false), Level::Flows);
-    let run_with = |prefetch| {
-        let mut spec = from_toml(&toml).unwrap();
-        spec.duration = ccsim_core::units::secs(2.0);
-        Simulation::with_options(spec, &SimOptions { prefetch, ..Default::default() }).unwrap().run_to_results(None)
-    };
-    let none = run_with(Some(Level::None));
-    assert!(none.events > 100_000, "{} events", none.events);
-    for level in [Some(Level::Packets), Some(Level::Flows), None] {
-        let other = run_with(level);
-        assert_eq!(other.events, none.events, "{level:?}");
-        for (t1, t2) in [(&other.flows, &none.flows), (&other.queues, &none.queues)] {
-            for (col, v) in &t1.columns {
-                assert_eq!(format!("{v:?}"), format!("{:?}", t2.column(col).unwrap()), "{level:?} {col}");
+    let delack = toml.replace("kind = \"tcp\"\n", "kind = \"tcp\"\ndelayed_ack = true\n");
+    assert_ne!(delack, toml);
+    for (toml, secs, min_events) in [(&toml, 2.0, 100_000), (&delack, 2.0, 100_000), (&multicast_tcp(), 5.0, 5_000)] {
+        let run_with = |prefetch| {
+            let mut spec = from_toml(toml).unwrap();
+            spec.duration = ccsim_core::units::secs(secs);
+            Simulation::with_options(spec, &SimOptions { prefetch, ..Default::default() }).unwrap().run_to_results(None)
+        };
+        let none = run_with(Some(Level::None));
+        assert!(none.events > min_events, "{} events", none.events);
+        for level in [Some(Level::Packets), Some(Level::Flows), Some(Level::Timers), None] {
+            let other = run_with(level);
+            assert_eq!(other.events, none.events, "{level:?}");
+            for (t1, t2) in [(&other.flows, &none.flows), (&other.queues, &none.queues), (&other.receivers, &none.receivers)] {
+                for (col, v) in &t1.columns {
+                    assert_eq!(format!("{v:?}"), format!("{:?}", t2.column(col).unwrap()), "{level:?} {col}");
+                }
             }
+            assert_eq!(other.drops, none.drops, "{level:?}");
         }
-        assert_eq!(other.drops, none.drops, "{level:?}");
     }
+}
+
+/// A TCP flow to three receivers through a replicating router, with delayed ACKs and a
+/// lossy branch (so that timers run at every end), beside a unicast TCP flow.
+fn multicast_tcp() -> String {
+    let link = |a: &str, b: &str, extra: &str| format!("[[links]]\na = \"{a}\"\nb = \"{b}\"\nrate = \"10Mbps\"\ndelay = \"2ms\"\n{extra}");
+    let loss = "loss = { kind = \"bernoulli\", p = 0.01 }\n";
+    let links: String =
+        [("s", "b", ""), ("b", "r0", ""), ("b", "r1", ""), ("b", "r2", loss)].iter().map(|&(a, b, x)| link(a, b, x)).collect();
+    format!(
+        r#"nodes = ["s", "b", "r0", "r1", "r2"]
+[simulation]
+duration = "5s"
+seed = 1
+{links}
+[[flows]]
+name = "m"
+kind = "tcp"
+delayed_ack = true
+src = "s"
+dst = ["r0", "r1", "r2"]
+[[flows]]
+name = "u"
+kind = "tcp"
+delayed_ack = true
+src = "s"
+dst = "r2"
+[[elements]]
+kind = "replicate"
+node = "b"
+"#
+    )
 }

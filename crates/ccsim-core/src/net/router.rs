@@ -276,7 +276,7 @@ impl Network {
                 if let Some(&(_, _, _, ahead)) = batch.get(i + PREFETCH_AHEAD) {
                     pool.prefetch(ahead);
                 }
-                if self.prefetch == Level::Flows {
+                if self.prefetch >= Level::Flows {
                     // Where the packet will likely be cut through to.
                     if let Some(&(_, _, _, ahead)) = batch.get(i + PREFETCH_AHEAD / 2) {
                         self.prefetch_last_hop(pool.get(ahead).dst);

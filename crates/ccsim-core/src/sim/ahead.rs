@@ -90,7 +90,7 @@ impl Simulation {
         if let Some(&(_, _, _, ahead, _)) = batch.get(i + PREFETCH_AHEAD) {
             self.core.pool.prefetch(ahead);
         }
-        if self.prefetch == Level::Flows {
+        if self.prefetch >= Level::Flows {
             if let Some(&(_, _, ld, ahead, _)) = batch.get(i + PREFETCH_AHEAD / 2) {
                 self.prefetch_flow(ld, ahead);
             }
@@ -129,6 +129,31 @@ impl Simulation {
             let agent = if p.src != slot.src { &slot.sender } else { &slot.receiver.agent };
             crate::prefetch::lines(agent.as_ref(), 6);
         }
+    }
+
+    /// Hints for the timer event that runs next: its flow's slot ([`Level::Flows`]); the
+    /// agent it calls, and what that agent's reply (a timeout's retransmission) touches:
+    /// the flow's statistics and the end's way out ([`Level::Timers`]). At thousands of
+    /// flows a timer is often the first event of its flow for a round trip or more, and
+    /// all of these are out of the cache.
+    #[inline(always)]
+    pub(super) fn prefetch_timer(&self, flow: u32, end: u16) {
+        use crate::prefetch::lines;
+        let Some(slot) = self.flows.get(flow as usize) else { return };
+        lines(slot, 2);
+        if self.prefetch < Level::Timers {
+            return;
+        }
+        let (agent, node) = match end {
+            0 => (slot.sender.as_ref(), slot.src),
+            1 => (slot.receiver.agent.as_ref(), slot.receiver.node),
+            _ => return,
+        };
+        lines(agent, 10);
+        if let Some(st) = self.core.flows.get(flow as usize) {
+            lines(st, 3);
+        }
+        self.core.net.prefetch_out_of(node);
     }
 
     /// One packet of [`Network::early`](crate::net::Network::early): handed over (after

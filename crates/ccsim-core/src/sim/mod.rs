@@ -394,13 +394,11 @@ impl Simulation {
                 self.core.sched.advance_to(until);
                 return StopReason::EndTime;
             };
-            if self.prefetch == crate::prefetch::Level::Flows {
-                // A timer next (at 10 000 flows, about one event in three): its flow's slot
+            if self.prefetch >= crate::prefetch::Level::Flows {
+                // A timer next (at 10 000 flows, about one event in three): what it reads
                 // into the cache while this event runs.
-                if let Some(&Event::Timer { flow, .. }) = self.core.sched.peek_event() {
-                    if let Some(slot) = self.flows.get(flow as usize) {
-                        crate::prefetch::lines(slot, 2);
-                    }
+                if let Some(&Event::Timer { flow, end, .. }) = self.core.sched.peek_event() {
+                    self.prefetch_timer(flow, end);
                 }
             }
             match ev {
