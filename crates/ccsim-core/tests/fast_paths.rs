@@ -518,7 +518,7 @@ dst = "b"
 /// routers, hosts ahead of the clock, timeouts) run with every hint and with none gives the
 /// same tables, bit for bit; the default for that size is every hint. The same with
 /// delayed ACKs (timers at the receivers, hinted as the senders' are), and for a TCP flow
-/// with three receivers (timers at receivers beyond the first, which take no hint).
+/// with three receivers (timers at every receiver).
 #[test]
 fn prefetch_hints_change_no_result() {
     use ccsim_core::prefetch::Level;
@@ -527,6 +527,7 @@ fn prefetch_hints_change_no_result() {
     assert_eq!(Level::for_world(1000, false), Level::Flows);
     let delack = toml.replace("kind = \"tcp\"\n", "kind = \"tcp\"\ndelayed_ack = true\n");
     assert_ne!(delack, toml);
+    let mut events = Vec::new();
     for (toml, secs, min_events) in [(&toml, 2.0, 100_000), (&delack, 2.0, 100_000), (&multicast_tcp(), 5.0, 5_000)] {
         let run_with = |prefetch| {
             let mut spec = from_toml(toml).unwrap();
@@ -535,6 +536,7 @@ fn prefetch_hints_change_no_result() {
         };
         let none = run_with(Some(Level::None));
         assert!(none.events > min_events, "{} events", none.events);
+        events.push(none.events);
         for level in [Some(Level::Packets), Some(Level::Flows), Some(Level::Timers), None] {
             let other = run_with(level);
             assert_eq!(other.events, none.events, "{level:?}");
@@ -546,6 +548,15 @@ fn prefetch_hints_change_no_result() {
             assert_eq!(other.drops, none.drops, "{level:?}");
         }
     }
+    // Delayed ACKs took effect: fewer ACKs, other events.
+    assert_ne!(events[0], events[1]);
+    // Every receiver of the group, and the unicast one, got data (so every end ran its
+    // delayed-ACK timers).
+    let mut spec = from_toml(&multicast_tcp()).unwrap();
+    spec.duration = ccsim_core::units::secs(5.0);
+    let r = Simulation::with_options(spec, &SimOptions::default()).unwrap().run_to_results(None);
+    let delivered = r.receivers.i64("delivered_pkts").unwrap();
+    assert!(delivered.len() == 4 && delivered.iter().all(|&d| d > 100), "{delivered:?}");
 }
 
 /// A TCP flow to three receivers through a replicating router, with delayed ACKs and a

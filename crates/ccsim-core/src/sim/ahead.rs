@@ -11,6 +11,10 @@ use crate::units::Time;
 /// into the cache ([`crate::packet::PacketPool::prefetch`]).
 const PREFETCH_AHEAD: usize = 6;
 
+/// The most lines of an agent a timer's hint asks for: all of a TCP sender's (576 bytes,
+/// ten lines where it straddles one).
+const TIMER_AGENT_LINES: usize = 10;
+
 impl Simulation {
     /// Recomputes [`Simulation::horizon`] and the network's read horizon (after a
     /// reader ran): the next instants at which flow state and queue statistics are read.
@@ -144,16 +148,11 @@ impl Simulation {
         if self.prefetch < Level::Timers {
             return;
         }
-        let (agent, node) = match end {
-            0 => (slot.sender.as_ref(), slot.src),
-            1 => (slot.receiver.agent.as_ref(), slot.receiver.node),
-            _ => return,
-        };
-        lines(agent, 10);
+        lines(slot.agent(end), TIMER_AGENT_LINES);
         if let Some(st) = self.core.flows.get(flow as usize) {
             lines(st, 3);
         }
-        self.core.net.prefetch_out_of(node);
+        self.core.net.prefetch_out_of(slot.node(end));
     }
 
     /// One packet of [`Network::early`](crate::net::Network::early): handed over (after

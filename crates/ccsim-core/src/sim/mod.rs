@@ -58,6 +58,16 @@ impl FlowSlot {
         }
     }
 
+    /// The node of end `end` (0: the sender's, `1 + i`: receiver `i`'s).
+    #[inline]
+    fn node(&self, end: u16) -> u32 {
+        match end {
+            0 => self.src,
+            1 => self.receiver.node,
+            e => self.others[e as usize - 2].node,
+        }
+    }
+
     /// Receiver `i`.
     #[inline]
     fn recv_mut(&mut self, i: usize) -> &mut RecvSlot {
