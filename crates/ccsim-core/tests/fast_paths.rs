@@ -550,7 +550,7 @@ fn prefetch_hints_change_no_result() {
     }
     // Delayed ACKs took effect: fewer ACKs, other events.
     assert_ne!(events[0], events[1]);
-    // Every receiver of the group, and the unicast one, got data (so every end ran its
+    // Every receiver of the group, and the unicast one, got data (so every end armed
     // delayed-ACK timers).
     let mut spec = from_toml(&multicast_tcp()).unwrap();
     spec.duration = ccsim_core::units::secs(5.0);
