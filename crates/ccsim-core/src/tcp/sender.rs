@@ -262,7 +262,9 @@ impl<C: CongestionControl> TcpSender<C> {
     }
 
     /// Sends as much as window, receiver window and application data allow (go-back-N
-    /// from `snd_nxt`, skipping SACKed ranges).
+    /// from `snd_nxt`, skipping SACKed ranges). Always inlined, as `on_new_ack` is: the ACK
+    /// path in one function (S1 −1.4 % instructions with both, against three calls).
+    #[inline(always)]
     pub(super) fn send_much(&mut self, ctx: &mut Ctx) {
         if self.in_recovery && self.cfg.prr {
             // PRR sends on ACKs only (a pacing wake-up waits for the next ACK, whose
@@ -320,6 +322,7 @@ impl<C: CongestionControl> TcpSender<C> {
 
     // ACK processing -----------------------------------------------------------------------
 
+    #[inline(always)]
     pub(super) fn on_new_ack(&mut self, ctx: &mut Ctx, ack: u64, info: &mut AckInfo) {
         let acked = ack - self.snd_una;
         self.snd_una = ack;
