@@ -148,6 +148,7 @@ impl<C: CongestionControl> TcpSender<C> {
     }
 
     /// Window growth on an ACK of new data, capped at `max_cwnd` (ns-2 `maxcwnd_`).
+    #[inline(always)]
     fn grow(&mut self, info: &AckInfo) {
         self.cc.on_ack(info);
         if self.cfg.max_cwnd > 0.0 && floor(self.cc.cwnd()) > self.cfg.max_cwnd {
@@ -202,6 +203,7 @@ impl<C: CongestionControl> TcpSender<C> {
 
     /// Arms (or re-arms) the retransmission timer to fire one RTO from now. Lazy: at most
     /// one timer event is pending; an early event re-schedules itself to the deadline.
+    #[inline(always)]
     pub(super) fn arm_rto(&mut self, ctx: &mut Ctx) {
         let t = self.rtt.timeout();
         self.stats.rto_armed(self.rtt.timeout_secs());
