@@ -210,6 +210,12 @@ pub trait Agent: Send {
     fn next_wakeup(&self) -> Option<Time> {
         None
     }
+    /// Whether this agent never sets a timer, so that [`Agent::next_wakeup`] always says
+    /// `Some(Time::MAX)` (default: false). Asked once, when the agent joins its flow: the
+    /// engine then takes the answer for every packet instead of asking `next_wakeup`.
+    fn timerless(&self) -> bool {
+        false
+    }
     /// Names of the agent's state exposed to time-series traces (e.g. `cwnd`).
     fn probe_names(&self) -> Vec<&'static str> {
         Vec::new()

@@ -48,7 +48,11 @@ impl Simulation {
         let f = &self.flows[fi as usize];
         match end {
             0 => t < f.stop.unwrap_or(Time::MAX) && f.sender.next_wakeup().is_some_and(|w| t < w),
-            _ => f.receiver.agent.next_wakeup().is_some_and(|w| t < w),
+            _ => {
+                let r = &f.receiver;
+                debug_assert!(!r.timerless || r.agent.next_wakeup() == Some(Time::MAX), "flow {fi}: a timerless receiver's timer");
+                r.timerless || r.agent.next_wakeup().is_some_and(|w| t < w)
+            }
         }
     }
 

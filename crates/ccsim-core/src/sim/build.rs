@@ -100,7 +100,7 @@ impl Simulation {
                 .map(|(&node, agent)| {
                     let rx = if multi { rx_count } else { crate::agent::NO_RX };
                     rx_count += multi as u32;
-                    RecvSlot { node, agent, rx }
+                    RecvSlot::new(node, agent, rx)
                 })
                 .collect();
             let start = if f.start_jitter > 0 {

@@ -222,7 +222,7 @@ impl Simulation {
             start: now,
             stop: None,
             sender,
-            receiver: RecvSlot { node: dst, agent: agents.pop().expect("one receiver"), rx: NO_RX },
+            receiver: RecvSlot::new(dst, agents.pop().expect("one receiver"), NO_RX),
             others: Vec::new(),
             seq_floor: self.core.sched.peek_seq(),
             dynf: Some(Box::new(DynFlow { gen: g, k, user, size, end: None, finished: false, last_delivery: None, receiver_completes })),
@@ -333,7 +333,7 @@ impl Simulation {
         let slot = &mut self.flows[f as usize];
         let d = slot.dynf.take().expect("a flow created during the run");
         slot.sender = Box::new(Idle);
-        slot.receiver.agent = Box::new(Idle);
+        slot.receiver.set_agent(Box::new(Idle));
         slot.seq_floor = u64::MAX;
         self.core.flows[f as usize] = FlowStats { uid_floor: u64::MAX, ..Default::default() };
         self.gens[d.gen as usize].alive -= 1;

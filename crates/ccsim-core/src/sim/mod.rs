@@ -45,6 +45,22 @@ struct RecvSlot {
     agent: Box<dyn Agent>,
     /// Per-receiver statistics ([`crate::agent::NO_RX`] for a flow with one receiver).
     rx: u32,
+    /// The agent's [`Agent::timerless`], asked once: a host ahead of the clock then takes
+    /// its packets without asking the agent's next wake-up (a call per packet).
+    timerless: bool,
+}
+
+impl RecvSlot {
+    fn new(node: u32, agent: Box<dyn Agent>, rx: u32) -> Self {
+        let timerless = agent.timerless();
+        debug_assert!(!timerless || agent.next_wakeup() == Some(Time::MAX), "a timerless agent has no wake-up");
+        RecvSlot { node, agent, rx, timerless }
+    }
+
+    /// Replaces the agent (its promise asked again).
+    fn set_agent(&mut self, agent: Box<dyn Agent>) {
+        *self = RecvSlot::new(self.node, agent, self.rx);
+    }
 }
 
 impl FlowSlot {

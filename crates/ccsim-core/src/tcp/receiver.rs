@@ -252,6 +252,12 @@ impl Agent for TcpReceiver {
         Some(if self.delack_armed { self.delack_at } else { Time::MAX })
     }
 
+    /// Without delayed ACKs the receiver arms no timer (the delayed-ACK timer is its only
+    /// one, the SYN's wait included).
+    fn timerless(&self) -> bool {
+        !self.cfg.delayed_ack
+    }
+
     fn on_timer(&mut self, ctx: &mut Ctx, kind: u16, token: u32) {
         if kind == TIMER_DELACK && token == self.delack_token && self.delack_armed {
             self.delack_armed = false;
