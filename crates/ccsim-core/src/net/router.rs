@@ -167,6 +167,7 @@ impl BatchRouter {
                 continue;
             }
             lines += 1;
+            debug_assert_eq!(links[ld as usize].in_flight.front().map(|f| f.0), Some(head));
             if let Some(h) = Self::take_line(&mut links[ld as usize], now, horizon, batch) {
                 next = next.min(h);
                 self.active[kept] = (h, ld);
@@ -186,7 +187,6 @@ impl BatchRouter {
     /// leaving it to the next offer was slower, docs/benchmarks.md).
     #[inline]
     fn take_line(l: &mut LinkDir, now: Time, horizon: Time, batch: &mut Vec<Scanned>) -> Option<Time> {
-        debug_assert!(l.in_flight.front().is_some());
         let mut left = None;
         while let Some(&(at, seq, id, start)) = l.in_flight.front() {
             if at >= horizon {
