@@ -339,7 +339,10 @@ impl Network {
     /// nothing of the crossing after the settled time (`at` at or before the read horizon
     /// or now). It does what `enqueue_lazy`'s first round does in that case, without its
     /// loop. Inlined into the senders (twenty-fifth session: S1 −2.9 % instructions against
-    /// a call of its own), with the other cases out of line so that their code stays small.
+    /// a call of its own); the other cases call `enqueue_lazy` through a wrapper held out
+    /// of line, so that no build (a profile-guided one included) copies that large function
+    /// into every sender. In the plain build the wrapper changes no count: `enqueue_lazy`
+    /// stayed a call without it too.
     #[inline(always)]
     fn send_lazy(&mut self, ld: u32, at: Time, id: PktId, sched: &mut Scheduler, pool: &mut PacketPool, flows: &mut FlowTable) {
         debug_assert!(self.links[ld as usize].feeds_router_alone() && !self.links[ld as usize].far_early, "send_lazy on {ld}");
