@@ -167,6 +167,32 @@ def test_max_events_stops_early():
     assert res.meta["sim_time_s"] < 1.0
 
 
+def test_max_events_reads_the_queues_as_of_the_stop():
+    """A run stopped by `max_events` counts on its queues what a run ending at that
+    instant counts: no crossing decided ahead of the clock for after the stop."""
+    def scenario(**sim):
+        s = (Scenario("stop", duration="8s", seed=3)
+             .dumbbell(senders=4, access_rate="1Gbps", access_delay="1ms",
+                       bottleneck_rate="20Mbps", bottleneck_delay="10ms",
+                       queue={"kind": "droptail", "limit": 30})
+             .flow("tcp", src="s{i}", dst="d{i}", count=4, window=200, start_jitter="0.2s"))
+        d = s.to_dict()
+        d["simulation"].update(sim)
+        return d
+    cols = ["arrivals", "departures", "drops_overflow", "max_len_pkts", "mean_len_pkts", "utilization"]
+    for n in (5_000, 40_000):
+        stopped = ccsim.run(scenario(max_events=n))
+        assert stopped.meta["stop"] == "max_events"
+        t = stopped.meta["sim_time_s"]
+        ended = ccsim.run(scenario(duration=t))
+        assert ended.meta["stop"] == "end_time"
+        a, b = stopped.queues, ended.queues
+        # Packets waited: crossings decided ahead of the clock were still queued.
+        assert a["max_len_pkts"].max() > 1
+        for c in cols:
+            assert list(a[c]) == list(b[c]), (n, c)
+
+
 def test_every_example_validates():
     paths = sorted(EXAMPLES.glob("*.toml"))
     assert len(paths) >= 3

@@ -7,11 +7,14 @@
 //! (`max(a, busy_until)`), when its last bit leaves, whether the loss model takes it, and
 //! when it reaches the far node. The link schedules only that final arrival.
 //!
-//! The statistics count each crossing whole when it is decided, and each crossing stays in
-//! a short ledger until its last instant (start, or the loss at the end of serialization)
-//! has passed. A reader at time `t` (a queue trace, the end of warm-up, the end of the run)
-//! gets the statistics *as of `t`*: [`LazyFifo::view`] takes away the parts of the ledger's
-//! crossings that lie after `t`. The figures are therefore those of an event per arrival
+//! The statistics count each crossing whole when it is decided. A reader at time `t` (a
+//! queue trace, the end of warm-up, the end of the run) gets them *as of `t`*:
+//! [`LazyFifo::view`] takes away the parts that lie after `t` of the crossings in a short
+//! ledger, where each crossing stays until its last instant (start, or the loss at the end
+//! of serialization) has passed, if that instant is after the read horizon (the next
+//! reader's time, before which no reader looks) when it is decided; a crossing entirely
+//! before the read horizon never enters it. The queue walk of later offers keeps its own
+//! list, of the crossings that wait for the transmitter. The figures are therefore those of an event per arrival
 //! and per departure, with one rule for simultaneous events: a departure at the same
 //! nanosecond as an arrival happens first (the arrival does not see the departing packet in
 //! the queue), in admission and statistics alike.
@@ -69,9 +72,10 @@ pub(crate) enum Fate {
 
 /// Everything about a packet the link needs to decide its crossing.
 pub(crate) struct Offer {
-    /// The instant up to which the ledger is settled (pruned): at least the current event
-    /// time, at most `at`.
-    pub now: Time,
+    /// The instant before which no reader looks at the link's statistics (the read
+    /// horizon, or the current event time if later): a crossing entirely at or before it
+    /// leaves no ledger entry.
+    pub keep: Time,
     pub at: Time,
     pub size: u32,
     pub flow: u32,
@@ -81,24 +85,40 @@ pub(crate) struct Offer {
     pub dscp: u8,
 }
 
+/// An admitted crossing that waited for the transmitter: its start and size, kept for the
+/// queue walk of later offers until it has started by one.
+#[derive(Clone, Copy, Debug)]
+struct Wait {
+    start: Time,
+    size: u32,
+}
+
 /// The state of one lazy FIFO link direction (see the module documentation): two cache
-/// lines of `LinkDir`, after its first two. Laid out by hand (`repr(C)`) so that the
-/// commonest crossing (a packet that finds the transmitter free, see
+/// lines of `LinkDir`, after its first two. Laid out by hand (`repr(C)`, on its own two
+/// lines) so that the commonest crossing (a packet that finds the transmitter free, see
 /// [`LazyFifo::pass_idle`]) reads and writes these two lines and no other line of its link
 /// direction but the first (and the second at a chain's end): the ledger's length, the
-/// largest packet that fits, the peak and the idle serialization time in the first; the
-/// idle packet and byte counts (and the limit, whose tag is the option's) in the second.
-/// `QueueStats`, on a line of its own, is left alone: [`LazyFifo::view`] adds the idle
-/// counts. No wall-time gain was measured on the benchmarks' machine (docs/benchmarks.md,
-/// seventeenth session): the hints already fetch these lines at 10 000 flows.
-#[repr(C)]
+/// largest packet that fits, the peak, the idle serialization time and the waiting bytes
+/// in the first; the waiting crossings, the idle packet and byte counts (and the limit,
+/// whose tag is the option's) in the second. `QueueStats`, on a line of its own, is left alone:
+/// [`LazyFifo::view`] adds the idle counts. No wall-time gain was measured on the
+/// benchmarks' machine (docs/benchmarks.md, seventeenth session): the hints already fetch
+/// these lines at 10 000 flows.
+///
+/// Two queues of crossings, each in admission (= arrival) order: the crossings that wait
+/// for the transmitter (`waits`, what a later offer's queue walk needs) and the crossings
+/// a reader could still see in part (`ledger`: those ending after the read horizon when
+/// they were decided). A crossing is in both, either or neither; with no reader before the
+/// end of the run, the ledger stays empty (twenty-sixth session: S1 −2.8 % instructions, S3 −3.4 %).
+#[repr(C, align(64))]
 pub(crate) struct LazyFifo {
-    /// Crossings not entirely in the past, in admission (= arrival) order.
+    /// Crossings that end after the read horizon (as it was when each was decided), until
+    /// [`LazyFifo::prune`] finds them entirely in the past.
     ledger: Ring<Crossing>,
     /// The largest packet (bytes) that fits the empty queue: `limit` decided once.
     alone_max: u32,
-    /// Peak queue length over crossings that left the ledger (since the last reset); a
-    /// crossing's queue length is a `u32` too.
+    /// Peak queue length over crossings that left the ledger or never entered it (since
+    /// the last reset); a crossing's queue length is a `u32` too.
     max_pkts: u32,
     /// Arrivals before this instant do not count for the peak (just after the end of
     /// warm-up; 0 before).
@@ -106,14 +126,12 @@ pub(crate) struct LazyFifo {
     max_bytes: u64,
     /// Serialization time of the packets counted in `idle_pkts`.
     idle_busy: Time,
-    // Second line.
-    /// Absolute index of `ledger[0]`.
-    base: u64,
-    /// Absolute index of the first crossing not known to have started by the latest
-    /// admission time; the queue at that time is the admitted crossings from here on.
-    cursor: u64,
-    wait_pkts: u64,
+    /// The bytes of the crossings in `waits`.
     wait_bytes: u64,
+    // Second line.
+    /// Admitted crossings that wait (start after their arrival), from the first not known
+    /// to have started by the latest offer: the queue at that offer's time.
+    waits: Ring<Wait>,
     limit: Limit,
     /// Packets (and their bytes) that crossed by [`LazyFifo::pass_idle`]: each an arrival
     /// and a departure not yet in the link's `QueueStats` ([`LazyFifo::fold`]).
@@ -132,9 +150,7 @@ impl LazyFifo {
             limit,
             alone_max,
             ledger: Ring::new(),
-            base: 0,
-            cursor: 0,
-            wait_pkts: 0,
+            waits: Ring::new(),
             wait_bytes: 0,
             max_pkts: 0,
             max_bytes: 0,
@@ -145,23 +161,24 @@ impl LazyFifo {
         }
     }
 
+    /// Packets waiting at the latest offer's time.
+    #[inline(always)]
+    fn wait_pkts(&self) -> u64 {
+        self.waits.len() as u64
+    }
+
     /// Decides the crossing of a packet offered at `o.at` (never before an earlier offer):
     /// counts it whole in `stats` and `flows`, and returns `Some(start)` if it is admitted
     /// (the caller then calls [`LazyFifo::transmitted`]) or `None` if refused.
     #[inline]
     pub fn offer(&mut self, o: &Offer, busy_until: Time, stats: &mut QueueStats, flows: &mut FlowTable, ld: u32) -> Option<Time> {
         // The queue at `o.at`: admitted crossings that have not started by then.
-        let end = self.base + self.ledger.len() as u64;
-        while self.cursor < end {
-            let c = &self.ledger[(self.cursor - self.base) as usize];
-            if c.start > o.at {
+        while let Some(w) = self.waits.front() {
+            if w.start > o.at {
                 break;
             }
-            if c.start > c.arr {
-                self.wait_pkts -= 1;
-                self.wait_bytes -= c.size as u64;
-            }
-            self.cursor += 1;
+            self.wait_bytes -= w.size as u64;
+            self.waits.pop_front();
         }
         stats.arrivals += 1;
         stats.arrival_bytes += o.size as u64;
@@ -169,7 +186,7 @@ impl LazyFifo {
             stats.class_arrival(o.dscp, o.size, false);
         }
         let fits = match self.limit {
-            Limit::Packets(n) => self.wait_pkts < n,
+            Limit::Packets(n) => self.wait_pkts() < n,
             Limit::Bytes(b) => self.wait_bytes + o.size as u64 <= b,
         };
         if !fits {
@@ -220,22 +237,20 @@ impl LazyFifo {
             forward: o.forward,
             dscp: o.dscp,
         };
-        self.record(o.now, c);
+        self.record(o.keep, c);
         Some((tx, lost))
     }
 
-    /// Every crossing in the ledger has started (the transmitter is free at the offer's
-    /// time): the queue walk moves past them all. An empty ledger has its cursor at its
-    /// end and nothing waiting already, and is left unwritten (with these stores gone S2
-    /// ran 2.3 % faster in the plain build, 21 pairs).
+    /// Every admitted crossing has started (the transmitter is free at the offer's time):
+    /// nothing waits. An empty queue is left unwritten (with such stores gone S2 ran 2.3 %
+    /// faster in the plain build, 21 pairs).
     #[inline]
     fn all_started(&mut self) {
-        if !self.ledger.is_empty() {
-            self.cursor = self.base + self.ledger.len() as u64;
-            self.wait_pkts = 0;
+        if !self.waits.is_empty() {
+            self.waits.clear();
             self.wait_bytes = 0;
         }
-        debug_assert!(self.cursor == self.base + self.ledger.len() as u64 && self.wait_pkts == 0 && self.wait_bytes == 0);
+        debug_assert!(self.wait_bytes == 0);
     }
 
     /// Whether a packet of `size` bytes fits the empty queue.
@@ -246,36 +261,37 @@ impl LazyFifo {
 
     /// [`LazyFifo::offer_idle`] for the commonest crossing: a best-effort packet (class 0)
     /// of `size` bytes that fits the empty queue of a free transmitter on a link without
-    /// a loss model, offered at `at` with the ledger settled up to `now`. It is sent at
-    /// `at`, taking `tx`; counted exactly as the general path counts it. `who` gives the
+    /// a loss model, offered at `at`, no reader looking before `keep`. It is sent at `at`,
+    /// taking `tx`; counted exactly as the general path counts it. `who` gives the
     /// packet's flow and whether it is a forward packet, asked for only if the crossing
-    /// stays in the ledger (it ends after `now`). Its arrival and departure are counted in
-    /// the idle counts, not in the link's `QueueStats` (see [`LazyFifo::fold`]).
+    /// goes into the ledger (it ends after `keep`). Its arrival and departure are counted
+    /// in the idle counts, not in the link's `QueueStats` (see [`LazyFifo::fold`]).
     #[inline]
-    pub fn pass_idle(&mut self, now: Time, at: Time, size: u32, tx: Time, who: impl FnOnce() -> (u32, bool)) {
-        self.all_started();
-        if at <= now {
+    pub fn pass_idle(&mut self, keep: Time, at: Time, size: u32, tx: Time, who: impl FnOnce() -> (u32, bool)) {
+        if at <= keep {
             return self.pass_idle_settled(at, size, tx);
         }
+        self.all_started();
         self.count_idle(size, tx);
         let (flow, forward) = who();
         let c = Crossing { arr: at, start: at, tx, len_pkts: 1, len_bytes: size as u64, flow, size, fate: Fate::Sent, forward, dscp: 0 };
-        self.record(now, c);
+        self.record(keep, c);
     }
 
-    /// Whether a packet of `size` bytes offered to a free transmitter finds nothing in
-    /// the ledger and fits the empty queue: [`LazyFifo::pass_idle_settled`] may take it.
+    /// Whether a packet of `size` bytes offered to a free transmitter fits the empty
+    /// queue: [`LazyFifo::pass_idle_settled`] may take it.
     #[inline]
     pub fn settled_alone(&self, size: u32) -> bool {
-        self.ledger.is_empty() && self.fits_alone(size)
+        self.fits_alone(size)
     }
 
-    /// [`LazyFifo::pass_idle`] for a crossing entirely in the past when decided (sent at
-    /// once, at `at`, at or before the settled time), with every earlier crossing started:
-    /// its idle counts and its part in the peak (`record`'s rule, without building it).
+    /// [`LazyFifo::pass_idle`] for a crossing entirely before any read when decided (sent
+    /// at once, at `at`, at or before the read horizon or the event time), every earlier
+    /// crossing started: its idle counts and its part in the peak (`record`'s rule, without
+    /// building it).
     #[inline]
     pub fn pass_idle_settled(&mut self, at: Time, size: u32, tx: Time) {
-        debug_assert!(self.cursor == self.base + self.ledger.len() as u64 && self.wait_pkts == 0);
+        self.all_started();
         self.count_idle(size, tx);
         self.peak(at, 1, size as u64)
     }
@@ -295,12 +311,12 @@ impl LazyFifo {
         }
         flows.drop_parts(o.flow, o.uid, ld, DropReason::Overflow, o.forward, o.size, o.dscp);
         self.record(
-            o.now,
+            o.keep,
             Crossing {
                 arr: o.at,
                 start: o.at,
                 tx: 0,
-                len_pkts: self.wait_pkts as u32,
+                len_pkts: self.wait_pkts() as u32,
                 len_bytes: self.wait_bytes,
                 flow: o.flow,
                 size: o.size,
@@ -319,7 +335,7 @@ impl LazyFifo {
             arr: o.at,
             start,
             tx,
-            len_pkts: self.wait_pkts as u32 + 1,
+            len_pkts: self.wait_pkts() as u32 + 1,
             len_bytes: self.wait_bytes + o.size as u64,
             flow: o.flow,
             size: o.size,
@@ -328,13 +344,13 @@ impl LazyFifo {
             dscp: o.dscp,
         };
         if start > o.at {
-            self.wait_pkts += 1;
+            self.waits.push_back(Wait { start, size: o.size });
             self.wait_bytes += o.size as u64;
         }
         let wait = (start - o.at) as u128;
         stats.add_area(wait, wait * o.size as u128);
         Self::count_departure(o, tx, lost, stats, flows, ld);
-        self.record(o.now, c);
+        self.record(o.keep, c);
     }
 
     /// Counts an admitted packet's departure (serialization `tx`) and its loss, if `lost`.
@@ -355,14 +371,12 @@ impl LazyFifo {
         }
     }
 
-    /// Keeps `c` in the ledger unless it is already entirely in the past (a packet sent
-    /// at once on an idle link, or refused, at the current time): then only its part in
-    /// the peak is taken, as pruning would. Such a crossing never waits, so the cursor,
-    /// which only looks at waiting crossings, does not need it.
+    /// Keeps `c` in the ledger unless it ends at or before `keep`, before any reader looks
+    /// (the read horizon, or the current event time if later): then only its part in the
+    /// peak is taken, as pruning would. The queue walk does not need the ledger (`waits`).
     #[inline]
-    fn record(&mut self, now: Time, c: Crossing) {
-        if c.end() <= now {
-            debug_assert!(c.fate == Fate::Overflow || self.cursor == self.base + self.ledger.len() as u64);
+    fn record(&mut self, keep: Time, c: Crossing) {
+        if c.end() <= keep {
             self.note_peak(&c);
             return;
         }
@@ -406,16 +420,7 @@ impl LazyFifo {
             }
             let c = *c;
             self.note_peak(&c);
-            if self.cursor == self.base {
-                // Started by `now`, so before any later offer: out of the queue.
-                if c.start > c.arr {
-                    self.wait_pkts -= 1;
-                    self.wait_bytes -= c.size as u64;
-                }
-                self.cursor += 1;
-            }
             self.ledger.pop_front();
-            self.base += 1;
         }
     }
 
@@ -562,7 +567,7 @@ mod tests {
         at: Time,
         size: u32,
     ) -> Option<Time> {
-        let o = Offer { now, at, size, flow: 0, uid: 0, forward: true, dscp: 0 };
+        let o = Offer { keep: now, at, size, flow: 0, uid: 0, forward: true, dscp: 0 };
         let start = q.offer(&o, *busy, stats, flows, 0)?;
         q.transmitted(&o, start, size as Time, false, stats, flows, 0);
         *busy = start + size as Time;
@@ -620,7 +625,7 @@ mod tests {
         // (decided at, offered at, size, lost): each offered once the previous one is sent.
         let offers = [(0, 0, 100, false), (50, 300, 200, true), (300, 700, 1_500, false), (700, 900, 400, false)];
         for &(now, at, size, lost) in &offers {
-            let o = Offer { now, at, size, flow: 0, uid: 0, forward: true, dscp: 0 };
+            let o = Offer { keep: now, at, size, flow: 0, uid: 0, forward: true, dscp: 0 };
             if let Some(start) = general.offer(&o, 0, &mut sg, &mut fg, 0) {
                 general.transmitted(&o, start, size as Time, lost, &mut sg, &mut fg, 0);
             }
@@ -664,7 +669,7 @@ mod tests {
                 }
             }
             assert!(fast.fits_alone(size));
-            let o = Offer { now, at, size, flow: 0, uid: 0, forward: true, dscp: 0 };
+            let o = Offer { keep: now, at, size, flow: 0, uid: 0, forward: true, dscp: 0 };
             general.offer_idle(&o, || (size as Time / 2, false), &mut sg, &mut fg, 0);
             fast.pass_idle(now, at, size, size as Time / 2, || (0, true));
         }
@@ -687,6 +692,7 @@ mod tests {
         use std::mem::{offset_of, size_of};
         assert_eq!(size_of::<LazyFifo>(), 128);
         assert_eq!(size_of::<Option<LazyFifo>>(), 128);
+        assert_eq!(std::mem::align_of::<LazyFifo>(), 64);
         for (name, off, len) in [
             ("ledger", offset_of!(LazyFifo, ledger), size_of::<Ring<Crossing>>()),
             ("alone_max", offset_of!(LazyFifo, alone_max), 4),
@@ -694,10 +700,12 @@ mod tests {
             ("peak_from", offset_of!(LazyFifo, peak_from), 8),
             ("max_bytes", offset_of!(LazyFifo, max_bytes), 8),
             ("idle_busy", offset_of!(LazyFifo, idle_busy), 8),
+            ("wait_bytes", offset_of!(LazyFifo, wait_bytes), 8),
         ] {
             assert!(off + len <= 64, "{name} at {off}");
         }
         for (name, off) in [
+            ("waits", offset_of!(LazyFifo, waits)),
             ("idle_pkts", offset_of!(LazyFifo, idle_pkts)),
             ("idle_bytes", offset_of!(LazyFifo, idle_bytes)),
             ("limit", offset_of!(LazyFifo, limit)),
@@ -721,5 +729,37 @@ mod tests {
         assert_eq!(q.ledger.len(), 1);
         q.prune(2_100);
         assert!(q.ledger.is_empty());
+    }
+
+    /// With no reader before a far horizon, no crossing enters the ledger, waiting ones
+    /// included, and every decision and every count is the same as with the ledger kept
+    /// for readers at any instant: the queue walk needs only the waiting crossings.
+    #[test]
+    fn a_far_read_horizon_leaves_the_ledger_empty_and_decides_the_same() {
+        let (mut near, mut far) = (LazyFifo::new(Limit::Packets(3)), LazyFifo::new(Limit::Packets(3)));
+        let (mut sn, mut sf) = (QueueStats::default(), QueueStats::default());
+        let (mut fnear, mut ffar) = (FlowTable::new(vec![FlowStats::default()]), FlowTable::new(vec![FlowStats::default()]));
+        let (mut bn, mut bf) = (0, 0);
+        let horizon = 1_000_000;
+        // Bursts that queue, overflow, drain and find the transmitter free again.
+        let arrivals = [0, 0, 10, 20, 30, 40, 500, 510, 2_000, 2_000, 2_050, 2_060, 2_070, 9_000];
+        for &at in &arrivals {
+            let a = offer(&mut near, &mut bn, &mut sn, &mut fnear, at, at, 100);
+            let o = Offer { keep: horizon, at, size: 100, flow: 0, uid: 0, forward: true, dscp: 0 };
+            let b = far.offer(&o, bf, &mut sf, &mut ffar, 0).inspect(|&start| {
+                far.transmitted(&o, start, 100, false, &mut sf, &mut ffar, 0);
+                bf = start + 100;
+            });
+            assert_eq!(a, b, "offer at {at}");
+            assert!(far.ledger.is_empty());
+        }
+        assert!(!near.ledger.is_empty());
+        near.prune(horizon);
+        assert!(near.ledger.is_empty());
+        let (vn, qn, _) = near.view(horizon, &sn);
+        let (vf, qf, _) = far.view(horizon, &sf);
+        assert_eq!((qn, format!("{vn:?}")), (qf, format!("{vf:?}")));
+        assert_eq!((vf.arrivals, vf.drops.pkts(DropReason::Overflow), vf.max_pkts), (14, 3, 3));
+        assert_eq!(format!("{fnear:?}"), format!("{ffar:?}"));
     }
 }

@@ -162,14 +162,15 @@ impl LinkDir {
     }
 
     /// Offers packet `id` to this lazy direction at time `at` (not before any earlier
-    /// offer). Returns the start of the packet's serialization and its arrival time at
-    /// the far node, or `None` if it was refused or lost (and freed).
+    /// offer), no reader looking at its statistics before `keep`. Returns the start of the
+    /// packet's serialization and its arrival time at the far node, or `None` if it was
+    /// refused or lost (and freed).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn admit(
         &mut self,
         ld: u32,
-        now: Time,
+        keep: Time,
         at: Time,
         id: PktId,
         pool: &mut PacketPool,
@@ -181,11 +182,11 @@ impl LinkDir {
             // The commonest crossing, without the general path's machinery.
             let size = p.size;
             let tx = self.ser.time(size);
-            lz.pass_idle(now, at, size, tx, || (p.flow, p.kind != Kind::Ack));
+            lz.pass_idle(keep, at, size, tx, || (p.flow, p.kind != Kind::Ack));
             self.busy_until = at + tx;
             return Some((at, at + tx + self.delay));
         }
-        let o = Offer { now, at, size: p.size, flow: p.flow, uid: p.uid, forward: p.kind != Kind::Ack, dscp: p.dscp };
+        let o = Offer { keep, at, size: p.size, flow: p.flow, uid: p.uid, forward: p.kind != Kind::Ack, dscp: p.dscp };
         if at >= self.busy_until {
             // The transmitter is free: the common case of a lightly loaded link.
             let (ser, loss) = (&mut self.ser, &mut self.loss);

@@ -422,7 +422,9 @@ impl Network {
             // Taken ahead of the clock, `at` may be far beyond `now`.
             let settled = at.min(self.read_horizon).max(now);
             link.lazy.as_mut().unwrap().prune(settled);
-            let Some((start, arr)) = link.admit(ld, settled, at, id, pool, flows) else { return };
+            // No reader looks before then: a crossing ending by then needs no ledger entry.
+            let keep = self.read_horizon.max(now);
+            let Some((start, arr)) = link.admit(ld, keep, at, id, pool, flows) else { return };
             let (cut, far, dst) = (link.cut_next, link.to, pool.get(id).dst);
             if cut != NO_ROUTE && dst != far {
                 if cut < CUT_TO_HOST {

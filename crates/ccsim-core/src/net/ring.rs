@@ -13,8 +13,11 @@
 pub(crate) struct Ring<T> {
     buf: Box<[T]>,
     /// Position of the first item.
-    head: usize,
-    len: usize,
+    head: u32,
+    /// Items held (at most 2^31: [`Ring::grow`]). Positions and length in 32 bits keep a
+    /// ring in 24 bytes, so that a lazy link's two (its ledger and its waiting crossings)
+    /// fit its two cache lines with the rest of its state.
+    len: u32,
 }
 
 impl<T: Copy> Default for Ring<T> {
@@ -30,7 +33,7 @@ impl<T: Copy> Ring<T> {
 
     #[inline(always)]
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
 
     #[inline(always)]
@@ -49,7 +52,7 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             None
         } else {
-            Some(&self.buf[self.head])
+            Some(&self.buf[self.head as usize])
         }
     }
 
@@ -58,18 +61,25 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        let v = self.buf[self.head];
-        self.head = (self.head + 1) & self.mask();
+        let v = self.buf[self.head as usize];
+        self.head = ((self.head as usize + 1) & self.mask()) as u32;
         self.len -= 1;
         Some(v)
     }
 
+    /// Empties the ring (the buffer is kept).
+    #[inline(always)]
+    pub fn clear(&mut self) {
+        self.head = 0;
+        self.len = 0;
+    }
+
     #[inline(always)]
     pub fn push_back(&mut self, v: T) {
-        if self.len == self.buf.len() {
+        if self.len() == self.buf.len() {
             self.grow(v);
         }
-        let i = (self.head + self.len) & self.mask();
+        let i = (self.head as usize + self.len()) & self.mask();
         self.buf[i] = v;
         self.len += 1;
     }
@@ -77,8 +87,8 @@ impl<T: Copy> Ring<T> {
     /// Item `i` from the front.
     #[inline]
     pub fn get(&self, i: usize) -> Option<&T> {
-        if i < self.len {
-            Some(&self.buf[(self.head + i) & self.mask()])
+        if i < self.len() {
+            Some(&self.buf[(self.head as usize + i) & self.mask()])
         } else {
             None
         }
@@ -86,12 +96,12 @@ impl<T: Copy> Ring<T> {
 
     /// The items, first to last.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
-        (0..self.len).map(move |i| &self.buf[(self.head + i) & self.mask()])
+        (0..self.len()).map(move |i| &self.buf[(self.head as usize + i) & self.mask()])
     }
 
     /// Takes every item out, first to last (the buffer is kept).
     pub fn drain(&mut self) -> impl Iterator<Item = T> + '_ {
-        let (head, len, mask) = (self.head, self.len, self.mask());
+        let (head, len, mask) = (self.head as usize, self.len(), self.mask());
         self.head = 0;
         self.len = 0;
         (0..len).map(move |i| self.buf[(head + i) & mask])
@@ -103,6 +113,7 @@ impl<T: Copy> Ring<T> {
     #[inline(never)]
     fn grow(&mut self, fill: T) {
         let cap = (self.buf.len() * 2).max(4);
+        assert!(cap <= 1 << 31, "a ring of more than 2^31 items");
         let mut b = Vec::with_capacity(cap);
         b.extend(self.iter().copied());
         b.resize(cap, fill);
@@ -130,7 +141,7 @@ mod tests {
     fn an_empty_ring_holds_nothing() {
         let r: Ring<u64> = Ring::new();
         assert_eq!((r.len(), r.front(), r.get(0), r.buf.len()), (0, None, None, 0));
-        assert_eq!(std::mem::size_of::<Ring<(u64, u64, u32, u64)>>(), 32, "as small as a VecDeque");
+        assert_eq!(std::mem::size_of::<Ring<(u64, u64, u32, u64)>>(), 24, "smaller than a VecDeque");
     }
 
     #[test]

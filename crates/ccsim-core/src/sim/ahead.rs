@@ -34,7 +34,9 @@ impl Simulation {
             }
         }
         self.horizon = h;
-        self.core.net.set_read_horizon(q);
+        // A run that may stop at any event (`max_events`) has no later reader to promise:
+        // its queues are read as of the clock, where it stops.
+        self.core.net.set_read_horizon(if self.max_events.is_some() { 0 } else { q });
     }
 
     /// Whether the agent of `node` may take a packet arriving at `t` now, ahead of the
