@@ -14,10 +14,10 @@
 //! of serialization) has passed, if that instant is after the read horizon (the next
 //! reader's time, before which no reader looks) when it is decided; a crossing entirely
 //! before the read horizon never enters it. The queue walk of later offers keeps its own
-//! list, of the crossings that wait for the transmitter. The figures are therefore those of an event per arrival
-//! and per departure, with one rule for simultaneous events: a departure at the same
-//! nanosecond as an arrival happens first (the arrival does not see the departing packet in
-//! the queue), in admission and statistics alike.
+//! list, of the crossings that wait for the transmitter. The figures are therefore those
+//! of an event per arrival and per departure, with one rule for simultaneous events: a
+//! departure at the same nanosecond as an arrival happens first (the arrival does not see
+//! the departing packet in the queue), in admission and statistics alike.
 //!
 //! Because the crossing is known in advance, a packet can also be offered to the *next*
 //! link at its future arrival time when nothing else can reach that link in between: see
@@ -100,8 +100,8 @@ struct Wait {
 /// direction but the first (and the second at a chain's end): the ledger's length, the
 /// largest packet that fits, the peak, the idle serialization time and the waiting bytes
 /// in the first; the waiting crossings, the idle packet and byte counts (and the limit,
-/// whose tag is the option's) in the second. `QueueStats`, on a line of its own, is left alone:
-/// [`LazyFifo::view`] adds the idle counts. No wall-time gain was measured on the
+/// whose tag is the option's) in the second. `QueueStats`, on a line of its own, is left
+/// alone: [`LazyFifo::view`] adds the idle counts. No wall-time gain was measured on the
 /// benchmarks' machine (docs/benchmarks.md, seventeenth session): the hints already fetch
 /// these lines at 10 000 flows.
 ///
@@ -109,7 +109,8 @@ struct Wait {
 /// for the transmitter (`waits`, what a later offer's queue walk needs) and the crossings
 /// a reader could still see in part (`ledger`: those ending after the read horizon when
 /// they were decided). A crossing is in both, either or neither; with no reader before the
-/// end of the run, the ledger stays empty (twenty-sixth session: S1 −2.8 % instructions, S3 −3.4 %).
+/// end of the run, the ledger stays empty (twenty-sixth session: S1 −2.8 % instructions,
+/// S3 −3.4 %).
 #[repr(C, align(64))]
 pub(crate) struct LazyFifo {
     /// Crossings that end after the read horizon (as it was when each was decided), until
@@ -250,7 +251,7 @@ impl LazyFifo {
             self.waits.clear();
             self.wait_bytes = 0;
         }
-        debug_assert!(self.wait_bytes == 0);
+        debug_assert!(self.waits.is_empty() && self.wait_bytes == 0);
     }
 
     /// Whether a packet of `size` bytes fits the empty queue.
@@ -276,13 +277,6 @@ impl LazyFifo {
         let (flow, forward) = who();
         let c = Crossing { arr: at, start: at, tx, len_pkts: 1, len_bytes: size as u64, flow, size, fate: Fate::Sent, forward, dscp: 0 };
         self.record(keep, c);
-    }
-
-    /// Whether a packet of `size` bytes offered to a free transmitter fits the empty
-    /// queue: [`LazyFifo::pass_idle_settled`] may take it.
-    #[inline]
-    pub fn settled_alone(&self, size: u32) -> bool {
-        self.fits_alone(size)
     }
 
     /// [`LazyFifo::pass_idle`] for a crossing entirely before any read when decided (sent
@@ -411,7 +405,8 @@ impl LazyFifo {
         arr >= self.peak_from
     }
 
-    /// Forgets crossings entirely at or before `now` (their counts are final).
+    /// Forgets crossings entirely at or before `now` (their counts are final: no reader
+    /// looks before then).
     #[inline]
     pub fn prune(&mut self, now: Time) {
         while let Some(c) = self.ledger.front() {

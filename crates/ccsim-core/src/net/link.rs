@@ -142,8 +142,8 @@ impl LinkDir {
     }
 
     /// The commonest crossing of a lazy direction, decided whole: a best-effort packet of
-    /// `size` bytes offered at `at` (`settled`: at or before the settled time, so nothing
-    /// of it is left for the ledger) to a free transmitter, with the ledger empty, no loss
+    /// `size` bytes offered at `at` (`settled`: at or before the read horizon or the event
+    /// time, so nothing of it is left for the ledger) to a free transmitter, with no loss
     /// model and room in the empty queue. Returns its arrival at the far node, counted as
     /// [`LinkDir::admit`] counts it; `None` (nothing done) for any other crossing.
     #[inline(always)]
@@ -152,7 +152,7 @@ impl LinkDir {
             return None;
         }
         let lz = self.lazy.as_mut()?;
-        if !lz.settled_alone(size) {
+        if !lz.fits_alone(size) {
             return None;
         }
         let tx = self.ser.time(size);

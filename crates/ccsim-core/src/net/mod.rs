@@ -335,9 +335,8 @@ impl Network {
     /// [`Network::enqueue_lazy`] for a packet offered by a node (an agent's send, or a
     /// node element's) to a direction into a batch router's line with no cut-through past
     /// it and no loss model ([`LinkDir::send_fast`]), with the commonest such crossing done
-    /// here: a best-effort packet that finds the transmitter free, the ledger empty and
-    /// nothing of the crossing after the settled time (`at` at or before the read horizon
-    /// or now). It does what `enqueue_lazy`'s first round does in that case, without its
+    /// here: a best-effort packet that finds the transmitter free, its whole crossing
+    /// before any read (`at` at or before the read horizon or now). It does what `enqueue_lazy`'s first round does in that case, without its
     /// loop. Inlined into the senders (twenty-fifth session: S1 −2.9 % instructions against
     /// a call of its own); the other cases call `enqueue_lazy` through a wrapper held out
     /// of line, so that no build (a profile-guided one included) copies that large function
@@ -417,13 +416,11 @@ impl Network {
         let now = sched.now();
         loop {
             let link = &mut self.links[ld as usize];
-            // Everything ending by then is final: no later offer (at or after `at`) and
-            // no reader (at or after the read horizon) can see it apart from its counts.
-            // Taken ahead of the clock, `at` may be far beyond `now`.
-            let settled = at.min(self.read_horizon).max(now);
-            link.lazy.as_mut().unwrap().prune(settled);
-            // No reader looks before then: a crossing ending by then needs no ledger entry.
+            // No reader looks before then (the read horizon, or the clock if later): a
+            // crossing ending by then is final apart from its counts, so it leaves the
+            // ledger or never enters it. (The queue walk keeps its own list.)
             let keep = self.read_horizon.max(now);
+            link.lazy.as_mut().unwrap().prune(keep);
             let Some((start, arr)) = link.admit(ld, keep, at, id, pool, flows) else { return };
             let (cut, far, dst) = (link.cut_next, link.to, pool.get(id).dst);
             if cut != NO_ROUTE && dst != far {
@@ -480,8 +477,8 @@ impl Network {
         }
     }
 
-    /// Whether a crossing offered at `at` is decided entirely in the past (`at` at or
-    /// before the read horizon or now: `enqueue_lazy`'s settled time reaches it), so that
+    /// Whether a crossing offered at `at` to a free transmitter is entirely before any
+    /// read (`at` at or before the read horizon or now: `enqueue_lazy`'s `keep`), so that
     /// nothing of it is left for the ledger.
     #[inline(always)]
     fn settled_at(&self, at: Time, now: Time) -> bool {
