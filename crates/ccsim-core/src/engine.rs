@@ -144,25 +144,44 @@ impl QuadHeap {
 const FAR_SHIFT: u32 = 24;
 /// Width of one slot of the wheel: 2^20 ns, about 1.05 ms.
 const SLOT_SHIFT: u32 = 20;
-/// Slots in the wheel: a span of about 1.07 s; events beyond it go to the heap.
+/// Slots in the wheel: a span of about 1.07 s.
 const SLOTS: usize = 1024;
+/// Width of one coarse slot: the wheel's whole span (2^30 ns, about 1.07 s).
+const COARSE_SHIFT: u32 = SLOT_SHIFT + SLOTS.trailing_zeros();
+/// Coarse slots, for events beyond the wheel's span: about 68.7 s more; events beyond
+/// them go to the heap.
+const COARSE_SLOTS: usize = 64;
 
 /// Events far ahead of the clock (retransmission timers, most of them), held in slots of
 /// 2^20 ns and moved into the heap a slot at a time, in time order, before the heap could
-/// pop anything later. Their keys are unchanged, so the order in which events run is the
-/// heap's alone: the same run, event for event. The heap stays as deep as the near events
-/// need instead of holding every flow's timer.
+/// pop anything later. Events beyond the slots' span (timers backed off after repeated
+/// timeouts: at 10 000 flows most pending ones) wait in coarse slots of a whole span each,
+/// moved into the slots when the span they fall in begins. Their keys are unchanged, so
+/// the order in which events run is the heap's alone: the same run, event for event. The
+/// heap stays as deep as the near events need instead of holding every flow's timer.
 struct FarWheel {
     slots: Vec<Vec<Entry>>,
+    /// Events at or after the start of the span after `cursor`'s, by the span they fall
+    /// in (its index modulo [`COARSE_SLOTS`]).
+    coarse: Vec<Vec<Entry>>,
     /// Start of the first slot not yet moved into the heap: every event held is at or
-    /// after it, and before `cursor + SLOTS << SLOT_SHIFT`.
+    /// after it; those in `slots` before `cursor + SLOTS << SLOT_SHIFT`.
     cursor: Time,
+    /// Events held, in `slots` and in `coarse`.
     held: usize,
+    /// Of which in `slots`.
+    fine: usize,
 }
 
 impl Default for FarWheel {
     fn default() -> Self {
-        FarWheel { slots: (0..SLOTS).map(|_| Vec::new()).collect(), cursor: 0, held: 0 }
+        FarWheel {
+            slots: (0..SLOTS).map(|_| Vec::new()).collect(),
+            coarse: (0..COARSE_SLOTS).map(|_| Vec::new()).collect(),
+            cursor: 0,
+            held: 0,
+            fine: 0,
+        }
     }
 }
 
@@ -173,31 +192,58 @@ impl FarWheel {
     }
 
     /// Holds `e` (at time `t`, at least [`FAR_SHIFT`] ahead of `now`) if it falls within
-    /// the wheel's span; gives it back otherwise.
+    /// the wheel's span or its coarse slots'; gives it back otherwise.
     #[inline]
     fn hold(&mut self, now: Time, t: Time, e: Entry) -> Option<Entry> {
         if self.held == 0 {
             // Nothing held: the wheel starts again at the clock's slot.
             self.cursor = now >> SLOT_SHIFT << SLOT_SHIFT;
         }
-        if t < self.cursor || t - self.cursor >= (SLOTS as Time) << SLOT_SHIFT {
+        if t < self.cursor {
             return Some(e);
         }
-        self.slots[Self::slot(t)].push(e);
+        if t - self.cursor < (SLOTS as Time) << SLOT_SHIFT {
+            self.slots[Self::slot(t)].push(e);
+            self.fine += 1;
+        } else {
+            // A span after the cursor's (t is a whole span or more past the cursor).
+            let span = t >> COARSE_SHIFT;
+            if span - (self.cursor >> COARSE_SHIFT) > COARSE_SLOTS as Time {
+                return Some(e);
+            }
+            self.coarse[span as usize & (COARSE_SLOTS - 1)].push(e);
+        }
         self.held += 1;
         None
     }
 
-    /// Moves the first slot's events into `heap`.
+    /// Moves the first slot's events into `heap` (with no event in the slots, moves the
+    /// cursor to the next span at once).
     #[inline(never)]
     fn release(&mut self, heap: &mut QuadHeap) {
-        let slot = &mut self.slots[Self::slot(self.cursor)];
-        self.held -= slot.len();
-        for e in slot.drain(..) {
-            heap.push(e);
+        if self.fine == 0 {
+            self.cursor = ((self.cursor >> COARSE_SHIFT) + 1) << COARSE_SHIFT;
+        } else {
+            let slot = &mut self.slots[Self::slot(self.cursor)];
+            self.held -= slot.len();
+            self.fine -= slot.len();
+            for e in slot.drain(..) {
+                heap.push(e);
+            }
+            // Wraps only past the last slot of time, when nothing is held any more.
+            self.cursor = self.cursor.wrapping_add(1 << SLOT_SHIFT);
         }
-        // Wraps only past the last slot of time, when nothing is held any more.
-        self.cursor = self.cursor.wrapping_add(1 << SLOT_SHIFT);
+        if self.cursor & ((1 << COARSE_SHIFT) - 1) == 0 {
+            // A span begins: its events move from their coarse slot into the slots, all
+            // of which lie ahead of the cursor now. The coarse slot's memory goes with them
+            // (each of them fills once a span: kept, they would all keep the largest).
+            let coarse = std::mem::take(&mut self.coarse[(self.cursor >> COARSE_SHIFT) as usize & (COARSE_SLOTS - 1)]);
+            self.fine += coarse.len();
+            for e in coarse {
+                debug_assert!(e.time() >= self.cursor && e.time() - self.cursor < (SLOTS as Time) << SLOT_SHIFT);
+                self.slots[Self::slot(e.time())].push(e);
+            }
+        }
     }
 }
 
@@ -399,11 +445,14 @@ mod tests {
             // arrival, `at_with_seq`).
             let reserved = (s.now() + r.gen_range(0..span), s.next_seq());
             for i in 0..100u32 {
-                let ahead = match r.gen_range(0..5u32) {
+                let ahead = match r.gen_range(0..7u32) {
                     0 => r.gen_range(0..1000u64),
                     1 => r.gen_range(0..2 << FAR_SHIFT),
                     2 => r.gen_range(0..span),
                     3 => r.gen_range(0..3 * span),
+                    // Within the coarse slots, at their edge, beyond them.
+                    4 => r.gen_range(0..(COARSE_SLOTS as Time + 3) * span),
+                    5 => (COARSE_SLOTS as Time * span).saturating_sub(r.gen_range(0..2 * span)),
                     _ => (1 << FAR_SHIFT) + r.gen_range(0..4u64),
                 };
                 let t = s.now() + ahead;
@@ -423,7 +472,7 @@ mod tests {
             want.reverse();
             for _ in 0..r.gen_range(0..150u32) {
                 // Up to any instant, as a run's end or a stop asks.
-                let until = s.now() + r.gen_range(0..2 * span);
+                let until = s.now() + if r.gen_range(0..10u32) == 0 { r.gen_range(0..80 * span) } else { r.gen_range(0..2 * span) };
                 let Some((t, seq, _)) = s.pop_seq_until(until) else {
                     assert!(want.last().is_none_or(|&(wt, _)| wt > until));
                     s.advance_to(until); // as the run's end does
@@ -442,6 +491,27 @@ mod tests {
         }
         assert!(want.is_empty());
         assert_eq!(s.pending(), 0);
+    }
+
+    /// A timer several spans ahead waits in a coarse slot, alone or behind others, and
+    /// runs at its time; one beyond the coarse slots goes to the heap.
+    #[test]
+    fn coarse_timers_wait_for_their_span() {
+        let span = (SLOTS as Time) << SLOT_SHIFT;
+        let mut s = Scheduler::new();
+        let (a, b, c) = (5 * span + 7, 5 * span + 3, (COARSE_SLOTS as Time + 2) * span);
+        s.timer_at(a, Event::WarmupEnd);
+        s.timer_at(b, Event::Sample { trace: 1 });
+        s.timer_at(c, Event::Sample { trace: 2 });
+        assert_eq!((s.far.held, s.far.fine, s.heap.len()), (2, 0, 1));
+        s.timer_at(span / 2, Event::Sample { trace: 0 });
+        assert_eq!((s.far.held, s.far.fine), (3, 1));
+        assert_eq!(s.pop_until(b - 1), Some((span / 2, Event::Sample { trace: 0 })));
+        assert_eq!(s.pop_until(b - 1), None);
+        assert_eq!(s.pop_until(u64::MAX), Some((b, Event::Sample { trace: 1 })));
+        assert_eq!(s.pop_until(u64::MAX), Some((a, Event::WarmupEnd)));
+        assert_eq!(s.pop_until(u64::MAX), Some((c, Event::Sample { trace: 2 })));
+        assert_eq!((s.pending(), s.far.held, s.far.fine), (0, 0, 0));
     }
 
     /// A far timer beyond `until` stays pending; the clock does not move.
