@@ -247,6 +247,38 @@ impl FarWheel {
     }
 }
 
+#[cfg(test)]
+impl FarWheel {
+    /// Every held event where it belongs: a slot's within the span from the cursor and in
+    /// its own slot, a coarse slot's in one of the spans after the cursor's, in its own
+    /// coarse slot; the counts match.
+    fn check(&self) {
+        let span = (SLOTS as Time) << SLOT_SHIFT;
+        let mut fine = 0;
+        for (i, slot) in self.slots.iter().enumerate() {
+            for e in slot {
+                let t = e.time();
+                assert!(t >= self.cursor && t - self.cursor < span && Self::slot(t) == i, "slot {i}: {t} (cursor {})", self.cursor);
+            }
+            fine += slot.len();
+        }
+        let mut coarse = 0;
+        for (i, slot) in self.coarse.iter().enumerate() {
+            for e in slot {
+                let k = e.time() >> COARSE_SHIFT;
+                let ahead = k - (self.cursor >> COARSE_SHIFT);
+                assert!(
+                    (1..=COARSE_SLOTS as Time).contains(&ahead) && k as usize & (COARSE_SLOTS - 1) == i,
+                    "coarse slot {i}: span {k} (cursor {})",
+                    self.cursor
+                );
+            }
+            coarse += slot.len();
+        }
+        assert_eq!((self.fine, self.held), (fine, fine + coarse));
+    }
+}
+
 /// The event list.
 #[derive(Default)]
 pub struct Scheduler {
@@ -467,6 +499,7 @@ mod tests {
             }
             s.at_with_seq(reserved.0, reserved.1, Event::LinkArrive { link: round });
             want.push(reserved);
+            s.far.check();
             assert_eq!(s.pending(), want.len());
             want.sort_unstable();
             want.reverse();
@@ -479,6 +512,7 @@ mod tests {
                     continue;
                 };
                 assert_eq!((t, seq), want.pop().unwrap());
+                s.far.check();
                 // The hint names the event that runs next, or nothing.
                 if s.peek_event().is_some() {
                     assert_eq!(s.heap.peek_key().unwrap() as u64, want.last().unwrap().1);
