@@ -140,6 +140,14 @@ impl Routes {
         self.dst.get(dst as usize).map_or(NO_ROUTE, |d| d[1])
     }
 
+    /// Hint: the entry [`Routes::last_hop`] reads for `dst`.
+    #[inline(always)]
+    pub fn prefetch_entry(&self, dst: u32) {
+        if let Some(e) = self.dst.get(dst as usize) {
+            crate::prefetch::lines(e, 1);
+        }
+    }
+
     /// Nodes.
     pub fn nodes(&self) -> usize {
         self.n
@@ -238,6 +246,22 @@ impl Network {
     pub fn prefetch_last_hop(&self, dst: u32) {
         if let Some(l) = self.links.get(self.routes.last_hop(dst) as usize) {
             crate::prefetch::lines(l, super::link::IDLE_CROSSING_LINES);
+        }
+    }
+
+    /// Hint: the routing entry [`Network::prefetch_last_hop`] reads for `dst`, brought
+    /// into the cache.
+    #[inline(always)]
+    pub fn prefetch_last_hop_entry(&self, dst: u32) {
+        self.routes.prefetch_entry(dst);
+    }
+
+    /// Hint: the routing entry [`Network::prefetch_out_of`] reads for `node`, brought
+    /// into the cache.
+    #[inline(always)]
+    pub fn prefetch_route_of(&self, node: u32) {
+        if let Some(e) = self.routes.sole.get(node as usize) {
+            crate::prefetch::lines(e, 1);
         }
     }
 
