@@ -65,13 +65,17 @@ pub fn lines<T: ?Sized>(r: &T, max_lines: usize) {
 /// One address's line.
 #[inline(always)]
 fn hint(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `lines` passes only addresses inside the object it was given (offsets below
+    // its size), which is alive and borrowed for the call.
+    #[cfg(feature = "hints-as-loads")]
+    std::hint::black_box(unsafe { std::ptr::read_volatile(p) });
+    #[cfg(all(target_arch = "x86_64", not(feature = "hints-as-loads")))]
     // SAFETY: a prefetch only hints the cache: it never faults, whatever the address, and
     // reads nothing into the program.
     unsafe {
         core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8);
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(all(not(target_arch = "x86_64"), not(feature = "hints-as-loads")))]
     let _ = p;
 }
 
