@@ -140,14 +140,6 @@ impl Routes {
         self.dst.get(dst as usize).map_or(NO_ROUTE, |d| d[1])
     }
 
-    /// Hint: the entry [`Routes::last_hop`] reads for `dst`.
-    #[inline(always)]
-    pub fn prefetch_entry(&self, dst: u32) {
-        if let Some(e) = self.dst.get(dst as usize) {
-            crate::prefetch::lines(e, 1);
-        }
-    }
-
     /// Nodes.
     pub fn nodes(&self) -> usize {
         self.n
@@ -253,7 +245,9 @@ impl Network {
     /// into the cache.
     #[inline(always)]
     pub fn prefetch_last_hop_entry(&self, dst: u32) {
-        self.routes.prefetch_entry(dst);
+        if let Some(e) = self.routes.dst.get(dst as usize) {
+            crate::prefetch::lines(e, 1);
+        }
     }
 
     /// Hint: the routing entry [`Network::prefetch_out_of`] reads for `node`, brought
