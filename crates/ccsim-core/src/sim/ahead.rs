@@ -7,9 +7,30 @@ use crate::prefetch::Level;
 use crate::scenario::TraceTarget;
 use crate::units::Time;
 
-/// How many packets ahead of the one it hands over the loop asks for packets to be brought
-/// into the cache ([`crate::packet::PacketPool::prefetch`]).
-const PREFETCH_AHEAD: usize = 6;
+/// How many packets ahead of the one it hands over each stage of the loop's hints looks
+/// (each stage reads only lines an earlier one asked for): the packet
+/// ([`crate::packet::PacketPool::prefetch`]), its flow's slot and statistics, the host's
+/// entries, then the agent and the host's way out.
+struct Stages {
+    packet: usize,
+    slot: usize,
+    host: usize,
+    agent: usize,
+}
+
+/// The distances below [`Level::Timers`] (fewer than 2 000 flows, whose state the caches
+/// mostly hold; the packets' alone at [`Level::Packets`]).
+const NEAR: Stages = Stages { packet: 6, slot: 3, host: 2, agent: 1 };
+
+/// The distances from [`Level::Timers`] on: about twice [`NEAR`]'s. With one packet's
+/// lead a hand-over at 10 000 flows still waited on lines its hint had asked for (`perf`,
+/// which samples where the processor waits: a fifth of the sender's wake-up bound's
+/// samples on a line hinted one packet earlier); with these (and the routers' longer
+/// distances, `net::router`), 10 000 flows ran 3–6 % faster in every paired call
+/// (twenty-ninth session, docs/benchmarks.md). Not below, where the hinted lines mostly stay in the
+/// caches: 1 000 flows showed no gain, and S3 (200 flows, the packets' hint alone) ran
+/// +1.7 % with the longer packet distance.
+const FAR: Stages = Stages { packet: 12, slot: 8, host: 5, agent: 3 };
 
 /// The most lines of an agent a timer's hint asks for: all of a TCP sender's (576 bytes,
 /// ten lines where it straddles one).
@@ -81,9 +102,10 @@ impl Simulation {
         while stop.is_none() && !self.core.net.early.is_empty() {
             batch.clear();
             std::mem::swap(&mut batch, &mut self.core.net.early);
+            let d = if self.prefetch >= Level::Timers { &FAR } else { &NEAR };
             for i in 0..batch.len() {
                 if self.prefetch != Level::None {
-                    self.prefetch_ahead(&batch, i);
+                    self.prefetch_ahead(&batch, i, d);
                 }
                 if let Some(r) = self.take_one(batch[i], max_events, should_stop) {
                     // Still to hand over: the rest of this batch, then what it decided.
@@ -100,17 +122,17 @@ impl Simulation {
         stop
     }
 
-    /// Hints for the packets `batch[i]` is followed by ([`Level`]).
+    /// Hints for the packets `batch[i]` is followed by ([`Level`]), at distances `d`.
     #[inline(always)]
-    fn prefetch_ahead(&self, batch: &[crate::net::EarlyPacket], i: usize) {
-        if let Some(&(_, _, _, ahead, _)) = batch.get(i + PREFETCH_AHEAD) {
+    fn prefetch_ahead(&self, batch: &[crate::net::EarlyPacket], i: usize, d: &Stages) {
+        if let Some(&(_, _, _, ahead, _)) = batch.get(i + d.packet) {
             self.core.pool.prefetch(ahead);
         }
         if self.prefetch >= Level::Flows {
-            if let Some(&(_, _, _, ahead, _)) = batch.get(i + PREFETCH_AHEAD / 2) {
+            if let Some(&(_, _, _, ahead, _)) = batch.get(i + d.slot) {
                 self.prefetch_flow(ahead);
             }
-            if let Some(&(_, _, ld, _, _)) = batch.get(i + 2) {
+            if let Some(&(_, _, ld, _, _)) = batch.get(i + d.host) {
                 // The host's entries, read where its link (in the cache: just crossed) names
                 // it: its agent's place and its way out's, each a load that missed at 10 000
                 // flows.
@@ -122,7 +144,7 @@ impl Simulation {
                     net.prefetch_route_of(l.to);
                 }
             }
-            if let Some(&(_, _, ld, ahead, _)) = batch.get(i + 1) {
+            if let Some(&(_, _, ld, ahead, _)) = batch.get(i + d.agent) {
                 self.prefetch_agent(ahead);
                 // The host's way out, for what its agent sends in reply.
                 let net = &self.core.net;
