@@ -19,7 +19,7 @@ pub enum Level {
     /// calls, the flow's statistics and the end's way out, which a timeout's
     /// retransmission touches (3 000, 10 000 and 100 000 flows about −5 %; not below
     /// 2 000 flows, whose state the cache still holds: 1 000 flows +2 %, within the noise);
-    /// and the batch loops' hints look about twice as far ahead (10 000 flows 3–6 %
+    /// and the batch loops' hints look about twice as far ahead (10 000 flows about 3 %
     /// faster; twenty-ninth session).
     Timers,
 }

@@ -26,10 +26,12 @@ const NEAR: Stages = Stages { packet: 6, slot: 3, host: 2, agent: 1 };
 /// lead a hand-over at 10 000 flows still waited on lines its hint had asked for (`perf`,
 /// which samples where the processor waits: a fifth of the sender's wake-up bound's
 /// samples on a line hinted one packet earlier); with these (and the routers' longer
-/// distances, `net::router`), 10 000 flows ran 3–6 % faster in every paired call
-/// (twenty-ninth session, docs/benchmarks.md). Not below, where the hinted lines mostly stay in the
-/// caches: 1 000 flows showed no gain, and S3 (200 flows, the packets' hint alone) ran
-/// +1.7 % with the longer packet distance.
+/// distances, `net::router`), 10 000 flows ran 2–6 % faster in eight of ten paired calls
+/// of the variants tried, none in the two made when the machine was fast (twenty-ninth
+/// session, docs/benchmarks.md). Not below, where the hinted lines mostly stay in the caches:
+/// 1 000 flows showed no gain, and S3 (200 flows, the packets' hint alone) ran +1.7 %
+/// with the longer packet distance. (Even so S3 and 1 000 flows, whose hints this leaves
+/// as they were, ran 1–2 % slower: the loop's code, not its hints.)
 const FAR: Stages = Stages { packet: 12, slot: 8, host: 5, agent: 3 };
 
 /// The most lines of an agent a timer's hint asks for: all of a TCP sender's (576 bytes,
