@@ -293,6 +293,10 @@ impl Network {
         if !matches!(self.inbox_policy, InboxPolicy::FromLines(_)) {
             r.review(batch.len(), &mut self.links, self.inbox_policy);
         }
+        // Only the packet's distance is chosen before the loop; the other two inside the
+        // branch that uses them: all three chosen here (as a tuple or a reference) kept
+        // more values live across S3's loop, which has only the packets' hints (+0.8 % and
+        // +0.4 % instructions, callgrind; this form +0.06 %).
         let packet_ahead = if self.prefetch >= Level::Timers { FAR.0 } else { NEAR.0 };
         for i in 0..batch.len() {
             if self.prefetch != Level::None {
