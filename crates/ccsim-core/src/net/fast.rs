@@ -143,11 +143,13 @@ impl Network {
         self.read_horizon = t;
     }
 
-    /// Lets node `v`'s agent take packets ahead of the clock: its only incoming and
-    /// outgoing directions must be lazy (checked by the caller).
-    pub fn set_early_node(&mut self, v: u32) {
+    /// Lets node `v`'s agent, flow end `agent` (flow, end), take packets ahead of the
+    /// clock: its only incoming and outgoing directions must be lazy (checked by the
+    /// caller). The incoming direction keeps the end for the hand-overs.
+    pub fn set_early_node(&mut self, v: u32, agent: (u32, u16)) {
         for &l in self.in_links.of(v) {
             self.links[l as usize].far_early = true;
+            self.links[l as usize].far_agent = agent;
         }
     }
 

@@ -56,6 +56,9 @@ pub struct LinkDir {
     /// The far node's batch router (its index, [`super::NO_ROUTE`]: not one). Kept here,
     /// as `far_early` is, so that a crossing's end reads no table indexed by node.
     pub(super) far_router: u32,
+    /// The far node's one flow end when it takes packets ahead of the clock (`far_early`):
+    /// its flow and end, so that a hand-over reads no table indexed by node.
+    pub(crate) far_agent: (u32, u16),
     /// Set when this direction runs event-free (see [`lazy`]); `queue` then stays empty.
     pub(super) lazy: Option<LazyFifo>,
     /// The direction's counters. On a lazy direction they are complete only at the end of
@@ -110,6 +113,7 @@ impl LinkDir {
             txend_pending: false,
             void_txends: 0,
             far_router: super::NO_ROUTE,
+            far_agent: (u32::MAX, 0),
             far_early: false,
             ser: Serializer::new(rate_bps),
             stats: QueueStats::default(),
@@ -397,6 +401,8 @@ mod tests {
             assert!(off < 64, "{off}");
         }
         assert!(offset_of!(LinkDir, in_flight) + 32 <= 128 && offset_of!(LinkDir, far_early) < 128);
+        // A hand-over reads the far node's agent with the far node.
+        assert!(offset_of!(LinkDir, far_agent) + 8 <= 128);
         assert_eq!(offset_of!(LinkDir, lazy), 128);
         assert_eq!(offset_of!(LinkDir, stats) % 64, 0);
         assert!(offset_of!(LinkDir, stats) <= 256);

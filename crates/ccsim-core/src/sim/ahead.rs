@@ -68,14 +68,16 @@ impl Simulation {
         self.core.net.set_read_horizon(if self.max_events.is_some() { 0 } else { q });
     }
 
-    /// Whether the agent of `node` may take a packet arriving at `t` now, ahead of the
-    /// clock (see [`Agent::next_wakeup`]).
+    /// Whether flow end `(fi, end)`, a host's one agent, may take a packet arriving at `t`
+    /// now, ahead of the clock (see [`Agent::next_wakeup`]). The end comes from the link
+    /// the packet arrives on (`LinkDir::far_agent`), not from a table indexed by node:
+    /// one load fewer on the chain every hand-over waits on (S1 about −1 %, 10 000 flows
+    /// about −4 %; thirtieth session).
     #[inline]
-    pub(super) fn ahead_ok(&self, node: u32, t: Time) -> bool {
+    pub(super) fn ahead_ok(&self, (fi, end): (u32, u16), t: Time) -> bool {
         if t >= self.horizon {
             return false;
         }
-        let (fi, end) = self.node_agent[node as usize];
         let f = &self.flows[fi as usize];
         match end {
             0 => t < f.stop.unwrap_or(Time::MAX) && f.sender.next_wakeup().is_some_and(|w| t < w),
@@ -135,14 +137,11 @@ impl Simulation {
                 self.prefetch_flow(ahead);
             }
             if let Some(&(_, _, ld, _, _)) = batch.get(i + d.host) {
-                // The host's entries, read where its link (in the cache: just crossed) names
-                // it: its agent's place and its way out's, each a load that missed at 10 000
-                // flows.
+                // The host's way-out entry, read where its link (in the cache: just
+                // crossed) names it: a load that missed at 10 000 flows. (Its agent's
+                // place is on the link itself, `far_agent`.)
                 let net = &self.core.net;
                 if let Some(l) = net.links.get(ld as usize) {
-                    if let Some(e) = self.node_agent.get(l.to as usize) {
-                        crate::prefetch::lines(e, 1);
-                    }
                     net.prefetch_route_of(l.to);
                 }
             }
@@ -211,14 +210,16 @@ impl Simulation {
         max_events: u64,
         should_stop: &mut dyn FnMut() -> bool,
     ) -> Option<StopReason> {
-        let node = self.core.net.links[ld as usize].to;
-        let mut ok = self.ahead_ok(node, t);
+        let l = &self.core.net.links[ld as usize];
+        let (node, agent) = (l.to, l.far_agent);
+        debug_assert!(agent.0 != u32::MAX, "link {ld}: a hand-over without the far node's agent");
+        let mut ok = self.ahead_ok(agent, t);
         if ok && self.core.net.in_flight_front(ld).is_some() {
             // Every packet on the line arrives by `t`: hand them over first. (The first
             // always can: the conditions only bound the arrival time.)
             let mut first = true;
             while let Some((ti, _, _, _)) = self.core.net.in_flight_front(ld) {
-                if !self.ahead_ok(node, ti) {
+                if !self.ahead_ok(agent, ti) {
                     if !first {
                         self.core.net.rearm_in_flight(ld, &mut self.core.sched);
                     }
@@ -235,7 +236,7 @@ impl Simulation {
                     return Some(r);
                 }
             }
-            ok = ok && self.ahead_ok(node, t);
+            ok = ok && self.ahead_ok(agent, t);
         }
         if !ok {
             self.core.net.arrive_later(ld, t, seq, id, start, &mut self.core.sched);

@@ -183,7 +183,7 @@ impl Simulation {
             });
         }
         // Hosts whose one flow end may take packets ahead of the clock: one flow end, one
-        // link in and one out, both event-free.
+        // link in and one out, both event-free. The link in keeps the end (`far_agent`).
         let mut node_agent = vec![(u32::MAX, 0u16); net.nodes.len()];
         if !opts.per_hop_events {
             let mut ends = vec![0u32; net.nodes.len()];
@@ -207,7 +207,7 @@ impl Simulation {
                     continue;
                 }
                 if flows[fi as usize].agent(end).next_wakeup().is_some() {
-                    net.set_early_node(v as u32);
+                    net.set_early_node(v as u32, (fi, end));
                 }
             }
         }
@@ -236,7 +236,6 @@ impl Simulation {
             warmup: spec.warmup,
             max_events: spec.max_events,
             queue_kinds,
-            node_agent,
             early_batch: Vec::new(),
             prefetch,
             horizon: 0,

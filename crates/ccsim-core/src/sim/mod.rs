@@ -156,8 +156,6 @@ pub struct Simulation {
     warmup: Time,
     max_events: Option<u64>,
     queue_kinds: Vec<&'static str>,
-    /// Per node: the one flow end it hosts, (flow, end) (for packets taken ahead of the clock).
-    node_agent: Vec<(u32, u16)>,
     /// The batch of [`Network::early`](crate::net::Network::early) being handed over (its
     /// buffer kept between events).
     early_batch: Vec<crate::net::EarlyPacket>,
