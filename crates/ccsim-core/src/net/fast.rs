@@ -143,10 +143,11 @@ impl Network {
         self.read_horizon = t;
     }
 
-    /// Lets node `v`'s agent, flow end `agent` (flow, end), take packets ahead of the
-    /// clock: its only incoming and outgoing directions must be lazy (checked by the
-    /// caller). The incoming direction keeps the end for the hand-overs.
-    pub fn set_early_node(&mut self, v: u32, agent: (u32, u16)) {
+    /// Lets node `v`'s agent take packets ahead of the clock: flow end `agent` (flow, end,
+    /// and whether it is a receiver without timers). Its only incoming and outgoing
+    /// directions must be lazy (checked by the caller); the incoming one keeps the end for
+    /// the hand-overs.
+    pub fn set_early_node(&mut self, v: u32, agent: (u32, u16, bool)) {
         for &l in self.in_links.of(v) {
             self.links[l as usize].far_early = true;
             self.links[l as usize].far_agent = agent;

@@ -57,8 +57,9 @@ pub struct LinkDir {
     /// as `far_early` is, so that a crossing's end reads no table indexed by node.
     pub(super) far_router: u32,
     /// The far node's one flow end when it takes packets ahead of the clock (`far_early`):
-    /// its flow and end, so that a hand-over reads no table indexed by node.
-    pub(crate) far_agent: (u32, u16),
+    /// its flow, its end, and whether it is a receiver that takes every packet at once (no
+    /// timer, see `Agent::timerless`), so that a hand-over reads no table indexed by node.
+    pub(crate) far_agent: (u32, u16, bool),
     /// Set when this direction runs event-free (see [`lazy`]); `queue` then stays empty.
     pub(super) lazy: Option<LazyFifo>,
     /// The direction's counters. On a lazy direction they are complete only at the end of
@@ -113,7 +114,7 @@ impl LinkDir {
             txend_pending: false,
             void_txends: 0,
             far_router: super::NO_ROUTE,
-            far_agent: (u32::MAX, 0),
+            far_agent: (u32::MAX, 0, false),
             far_early: false,
             ser: Serializer::new(rate_bps),
             stats: QueueStats::default(),

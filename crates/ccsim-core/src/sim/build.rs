@@ -207,7 +207,8 @@ impl Simulation {
                     continue;
                 }
                 if flows[fi as usize].agent(end).next_wakeup().is_some() {
-                    net.set_early_node(v as u32, (fi, end));
+                    let always = end > 0 && flows[fi as usize].receiver.timerless;
+                    net.set_early_node(v as u32, (fi, end, always));
                 }
             }
         }
