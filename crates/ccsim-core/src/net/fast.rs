@@ -45,9 +45,13 @@ impl Network {
         let mut to_hosts = vec![true; self.links.len()];
         let mut last_hops = Vec::new();
         let only = |slot: &mut u32, x: u32| *slot = if *slot == UNUSED || *slot == x { x } else { NO_ROUTE };
+        let far: Vec<u32> = self.links.iter().map(|l| l.to).collect();
+        let mut path = Vec::new();
         for &(a, b) in endpoints {
             for (s, d) in [(a, b), (b, a)] {
-                let Some(path) = self.path(s, d) else { continue };
+                if !self.path_into(s, d, |l| far[l as usize], &mut path) {
+                    continue;
+                }
                 for (i, &l) in path.iter().enumerate() {
                     // The first hop is fed by the node itself: never cut through to it.
                     only(&mut feeder[l as usize], if i == 0 { NO_ROUTE } else { path[i - 1] });

@@ -305,16 +305,25 @@ impl Network {
     /// Hop-by-hop path from `src` to `dst` (link direction indices), if connected.
     pub fn path(&self, src: u32, dst: u32) -> Option<Vec<u32>> {
         let mut path = Vec::new();
+        self.path_into(src, dst, |l| self.links[l as usize].to, &mut path).then_some(path)
+    }
+
+    /// [`Network::path`] into `path` (cleared first), each direction's far node given by
+    /// `to`; false if `src` and `dst` are not connected. The set-up walks a path per flow
+    /// end with a compact table of far nodes: read from the link directions themselves
+    /// (448 bytes apart, 18 MB at 10 000 flows), every hop missed the cache.
+    pub(super) fn path_into(&self, src: u32, dst: u32, to: impl Fn(u32) -> u32, path: &mut Vec<u32>) -> bool {
+        path.clear();
         let mut at = src;
         while at != dst {
             let l = self.route(at, dst);
             if l == NO_ROUTE || path.len() > self.nodes.len() {
-                return None;
+                return false;
             }
             path.push(l);
-            at = self.links[l as usize].to;
+            at = to(l);
         }
-        Some(path)
+        true
     }
 }
 
