@@ -141,6 +141,11 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
         let dst_t: Vec<Template> = dst.iter().map(|d| Template::new(d)).collect();
         let suffixed = count > 1 && name_t.parts.len() == 1;
         let (mut s, mut d, mut digits) = (String::new(), String::new(), itoa::Buffer::new());
+        out.flows.reserve(count as usize);
+        {
+            let flows = &out.flows;
+            out.names.reserve(count as usize, |i| &flows[i as usize].name);
+        }
         for k in 0..count {
             let ks = digits.format(k);
             let fname = if suffixed { [name.as_str(), "-", ks].concat() } else { name_t.expand(ks) };

@@ -117,6 +117,11 @@ pub(crate) fn parse(top: &mut Obj, errs: &mut Errors) -> Topology {
     parse_links(top, errs, &mut pending);
     // Names of links not kept (an end names no node): only for the duplicate check.
     let mut unkept: rustc_hash::FxHashSet<String> = Default::default();
+    t.links.reserve(pending.len());
+    {
+        let links = &t.links;
+        t.link_names.reserve(pending.len(), |i| &links[i as usize].name);
+    }
     for Pending { at: path, a, b, mut parts } in pending {
         let resolve = |e: &End, key: &str, errs: &mut Errors| match e {
             End::Node(v) => Some(*v),
@@ -294,7 +299,6 @@ fn parse_loss(o: &mut Obj, key: &'static str, errs: &mut Errors) -> Option<[Opti
 /// `[dumbbell]`: `senders` hosts s0.. behind router r0, `receivers` hosts d0.. behind r1,
 /// the bottleneck r0–r1 (link name `bottleneck`), access links named `s{i}-r0`, `r1-d{i}`.
 fn parse_dumbbell(d: &mut Obj, errs: &mut Errors, nodes: &mut Nodes, links: &mut Vec<Pending>) {
-    let mut add_node = |n: &str, errs: &mut Errors| nodes.add(n, "dumbbell", errs);
     let n = d.req_int("senders", 1, 100_000, errs).unwrap_or(0) as usize;
     let m = d.int("receivers", 1, 100_000, errs).map(|x| x as usize).unwrap_or(n);
     let b_rate = d.req_rate("bottleneck_rate", errs);
@@ -322,6 +326,9 @@ fn parse_dumbbell(d: &mut Obj, errs: &mut Errors, nodes: &mut Nodes, links: &mut
     else {
         return;
     };
+    nodes.reserve(n + m + 2);
+    links.reserve(n + m + 1);
+    let mut add_node = |n: &str, errs: &mut Errors| nodes.add(n, "dumbbell", errs);
     let senders: Vec<u32> = (0..n).map(|i| add_node(&super::numbered("s", i, ""), errs)).collect();
     let r0 = add_node("r0", errs);
     let r1 = add_node("r1", errs);
