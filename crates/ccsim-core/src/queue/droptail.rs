@@ -3,7 +3,7 @@
 use super::{reserve_for, DropReason, Dropped, Fifo, Limit, LinkInfo, Queue, QueueConfig};
 use crate::config::{Errors, Obj};
 use crate::packet::{PacketPool, PktId};
-use crate::rng::SimRng;
+use crate::rng::Stream;
 use crate::units::Time;
 use std::sync::Arc;
 
@@ -58,7 +58,7 @@ impl QueueConfig for DropTailConfig {
     fn kind(&self) -> &'static str {
         "droptail"
     }
-    fn build(&self, _rng: SimRng) -> Box<dyn Queue> {
+    fn build(&self, _rng: Stream) -> Box<dyn Queue> {
         Box::new(DropTail::new(self.limit))
     }
     fn params(&self) -> serde_json::Value {

@@ -34,7 +34,7 @@ pub mod rio;
 
 use crate::config::{Errors, Obj};
 use crate::packet::{Packet, PacketPool, PktId};
-use crate::rng::SimRng;
+use crate::rng::Stream;
 use crate::units::Time;
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -238,12 +238,12 @@ pub struct LinkInfo {
 }
 
 /// A discipline's typed configuration, which is also its factory: each link direction
-/// gets its own instance, with its own random stream.
+/// gets its own instance, with its own random stream (derived if the instance asks).
 pub trait QueueConfig: Send + Sync + std::fmt::Debug {
     /// The scenario name of the discipline (`kind = "..."`).
     fn kind(&self) -> &'static str;
-    /// A new, empty queue.
-    fn build(&self, rng: SimRng) -> Box<dyn Queue>;
+    /// A new, empty queue; `rng.rng()` is its random stream, for a discipline that draws.
+    fn build(&self, rng: Stream) -> Box<dyn Queue>;
     /// Every parameter, defaults resolved, as scenario values (for reports).
     fn params(&self) -> Value;
 }

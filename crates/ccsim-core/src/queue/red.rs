@@ -23,7 +23,7 @@
 use super::{reserve_for, DropReason, Dropped, Fifo, Limit, LinkInfo, Queue, QueueConfig};
 use crate::config::{Errors, Obj};
 use crate::packet::{PacketPool, PktId};
-use crate::rng::{Mrg32k3a, Rng, SimRng};
+use crate::rng::{Mrg32k3a, Rng, SimRng, Stream};
 use crate::units::{to_secs, Time};
 use std::sync::Arc;
 
@@ -295,8 +295,8 @@ impl QueueConfig for RedParams {
     fn kind(&self) -> &'static str {
         "red"
     }
-    fn build(&self, rng: SimRng) -> Box<dyn Queue> {
-        Box::new(Red::new(self.clone(), rng))
+    fn build(&self, rng: Stream) -> Box<dyn Queue> {
+        Box::new(Red::new(self.clone(), rng.rng()))
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)

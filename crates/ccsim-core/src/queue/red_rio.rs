@@ -28,7 +28,7 @@ use super::red::{estimator, spaced, Curve, Uniforms};
 use super::{reserve_for, DropReason, Dropped, Fifo, Limit, LinkInfo, Queue, QueueConfig};
 use crate::config::{show, Errors, Obj};
 use crate::packet::{Packet, PacketPool, PktId};
-use crate::rng::SimRng;
+use crate::rng::{SimRng, Stream};
 use crate::units::{to_secs, Time};
 use std::sync::Arc;
 
@@ -240,8 +240,8 @@ impl QueueConfig for RedRioParams {
     fn kind(&self) -> &'static str {
         "red_rio"
     }
-    fn build(&self, rng: SimRng) -> Box<dyn Queue> {
-        Box::new(RedRio::new(self.clone(), rng))
+    fn build(&self, rng: Stream) -> Box<dyn Queue> {
+        Box::new(RedRio::new(self.clone(), rng.rng()))
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)

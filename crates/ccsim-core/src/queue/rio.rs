@@ -27,7 +27,7 @@
 use super::{reserve_for, DropReason, Dropped, Fifo, Limit, LinkInfo, Queue, QueueConfig};
 use crate::config::{show, Errors, Obj};
 use crate::packet::{Packet, PacketPool, PktId};
-use crate::rng::{Rng, SimRng};
+use crate::rng::{Rng, SimRng, Stream};
 use crate::units::{to_secs, Time};
 use serde_json::Value;
 use std::sync::Arc;
@@ -256,8 +256,8 @@ impl QueueConfig for RioParams {
     fn kind(&self) -> &'static str {
         "rio"
     }
-    fn build(&self, rng: SimRng) -> Box<dyn Queue> {
-        Box::new(Rio::new(self.clone(), rng))
+    fn build(&self, rng: Stream) -> Box<dyn Queue> {
+        Box::new(Rio::new(self.clone(), rng.rng()))
     }
     fn params(&self) -> Value {
         crate::config::params_of(self)

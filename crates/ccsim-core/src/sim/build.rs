@@ -10,7 +10,7 @@ use crate::engine::{Event, Scheduler};
 use crate::measure::{FlowStats, Series};
 use crate::net::{LinkDir, Network, Node};
 use crate::packet::PacketPool;
-use crate::rng::stream_of;
+use crate::rng::{stream_of, Stream};
 use crate::scenario::{Spec, TraceTarget};
 
 impl Simulation {
@@ -27,7 +27,7 @@ impl Simulation {
         for l in &spec.links {
             for (dir, (from, to)) in [(l.a, l.b), (l.b, l.a)].into_iter().enumerate() {
                 let tag = if dir == 0 { "ab" } else { "ba" };
-                let queue = l.queue[dir].build(stream_of(seed, &["link:", &l.name, ":", tag, ":queue"]));
+                let queue = l.queue[dir].build(Stream::new(seed, &["link:", &l.name, ":", tag, ":queue"]));
                 let loss = l.loss[dir].as_ref().map(|m| m.build(stream_of(seed, &["link:", &l.name, ":", tag, ":loss"])));
                 links.push(LinkDir::new(dir == 0, from, to, l.rate_bps, l.delay, queue, loss));
                 queue_kinds.push(l.queue[dir].kind());

@@ -29,7 +29,7 @@ use super::{vc_of, CellInfo};
 use crate::config::{Errors, Obj};
 use crate::packet::{PacketPool, PktId};
 use crate::queue::{reserve_for, DropReason, Dropped, Fifo, Limit, LinkInfo, Queue, QueueConfig};
-use crate::rng::SimRng;
+use crate::rng::Stream;
 use crate::units::Time;
 use ppd::{Discard, VcTable};
 use std::sync::Arc;
@@ -147,7 +147,7 @@ impl QueueConfig for CellQueueParams {
     fn kind(&self) -> &'static str {
         "cell"
     }
-    fn build(&self, _rng: SimRng) -> Box<dyn Queue> {
+    fn build(&self, _rng: Stream) -> Box<dyn Queue> {
         Box::new(CellQueue::new(self.clone()))
     }
     fn params(&self) -> serde_json::Value {
