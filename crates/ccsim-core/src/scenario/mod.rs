@@ -347,8 +347,6 @@ pub(crate) struct Nodes {
 }
 
 impl Nodes {
-    /// Declares a node and returns its index; a duplicate name is an error at `path` (and
-    /// the index returned is the earlier node's).
     /// Room for `additional` more nodes.
     pub fn reserve(&mut self, additional: usize) {
         self.names.reserve(additional);
@@ -356,6 +354,8 @@ impl Nodes {
         self.index.reserve(additional, |i| &names[i as usize]);
     }
 
+    /// Declares a node and returns its index; a duplicate name is an error at `path` (and
+    /// the index returned is the earlier node's).
     pub fn add(&mut self, name: &str, path: &str, errs: &mut Errors) -> u32 {
         let v = self.names.len() as u32;
         self.names.push(name.to_string());
