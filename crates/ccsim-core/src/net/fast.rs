@@ -147,11 +147,10 @@ impl Network {
         self.read_horizon = t;
     }
 
-    /// Lets node `v`'s agent take packets ahead of the clock: flow end `agent` (flow, end,
-    /// and whether it is a receiver without timers). Its only incoming and outgoing
-    /// directions must be lazy (checked by the caller); the incoming one keeps the end for
-    /// the hand-overs.
-    pub fn set_early_node(&mut self, v: u32, agent: (u32, u16, bool)) {
+    /// Lets node `v`'s agent, flow end `agent`, take packets ahead of the clock. Its only
+    /// incoming and outgoing directions must be lazy (checked by the caller); the incoming
+    /// one keeps the end for the hand-overs.
+    pub(crate) fn set_early_node(&mut self, v: u32, agent: super::link::FarAgent) {
         for &l in self.in_links.of(v) {
             self.links[l as usize].far_early = true;
             self.links[l as usize].far_agent = agent;

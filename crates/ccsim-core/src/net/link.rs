@@ -56,10 +56,9 @@ pub struct LinkDir {
     /// The far node's batch router (its index, [`super::NO_ROUTE`]: not one). Kept here,
     /// as `far_early` is, so that a crossing's end reads no table indexed by node.
     pub(super) far_router: u32,
-    /// The far node's one flow end when it takes packets ahead of the clock (`far_early`):
-    /// its flow, its end, and whether it is a receiver that takes every packet at once (no
-    /// timer, see `Agent::timerless`), so that a hand-over reads no table indexed by node.
-    pub(crate) far_agent: (u32, u16, bool),
+    /// The far node's one flow end when it takes packets ahead of the clock (`far_early`),
+    /// so that a hand-over reads no table indexed by node.
+    pub(crate) far_agent: FarAgent,
     /// Set when this direction runs event-free (see [`lazy`]); `queue` then stays empty.
     pub(super) lazy: Option<LazyFifo>,
     /// The direction's counters. On a lazy direction they are complete only at the end of
@@ -77,6 +76,22 @@ pub struct LinkDir {
     pub packet_log: Option<Box<PacketLog>>,
     pub rate_bps: u64,
     pub from: u32,
+}
+
+/// A host's one flow end, as the link into it keeps it ([`LinkDir::far_agent`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FarAgent {
+    /// The flow ([`FarAgent::NONE`]: `u32::MAX`, no host taking packets ahead).
+    pub flow: u32,
+    /// Its end: 0 the sender, 1 + k its k-th receiver.
+    pub end: u16,
+    /// A receiver that never sets a timer (`Agent::timerless`): it may take every packet
+    /// at once, whatever its arrival time before the simulation's horizon.
+    pub takes_all: bool,
+}
+
+impl FarAgent {
+    pub const NONE: FarAgent = FarAgent { flow: u32::MAX, end: 0, takes_all: false };
 }
 
 /// The cache lines of a `LinkDir` that a packet finding its transmitter free reads: its
@@ -114,7 +129,7 @@ impl LinkDir {
             txend_pending: false,
             void_txends: 0,
             far_router: super::NO_ROUTE,
-            far_agent: (u32::MAX, 0, false),
+            far_agent: FarAgent::NONE,
             far_early: false,
             ser: Serializer::new(rate_bps),
             stats: QueueStats::default(),

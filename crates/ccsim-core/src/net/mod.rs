@@ -26,6 +26,7 @@ mod ring;
 mod router;
 mod routing;
 
+pub(crate) use link::FarAgent;
 pub use link::{DropLog, LinkDir, PacketLog};
 pub use router::{InboxPolicy, INBOX_LINES_PER_PACKET, INBOX_MIN_LINES, INBOX_START_LINES, REVIEW_WINDOWS, SCAN_LINES_PER_PACKET};
 pub use routing::{MulticastTree, Routes, BRANCH};

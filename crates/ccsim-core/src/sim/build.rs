@@ -8,7 +8,7 @@ use super::{FlowSlot, RecvSlot, SimOptions, Simulation, TraceState};
 use crate::agent::{Core, TIMER_START, TIMER_STOP};
 use crate::engine::{Event, Scheduler};
 use crate::measure::{FlowStats, Series};
-use crate::net::{LinkDir, Network, Node};
+use crate::net::{FarAgent, LinkDir, Network, Node};
 use crate::packet::PacketPool;
 use crate::rng::{stream_of, Stream};
 use crate::scenario::{Spec, TraceTarget};
@@ -207,8 +207,8 @@ impl Simulation {
                     continue;
                 }
                 if flows[fi as usize].agent(end).next_wakeup().is_some() {
-                    let always = end > 0 && flows[fi as usize].receiver.timerless;
-                    net.set_early_node(v as u32, (fi, end, always));
+                    let takes_all = end > 0 && flows[fi as usize].receiver.timerless;
+                    net.set_early_node(v as u32, FarAgent { flow: fi, end, takes_all });
                 }
             }
         }
