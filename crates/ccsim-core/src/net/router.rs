@@ -61,9 +61,14 @@ pub enum InboxPolicy {
 const NEAR: (usize, usize, usize) = (6, 4, 3);
 
 /// [`NEAR`] from [`Level::Timers`] on (2 000 flows or more): further ahead, as the
-/// hand-overs' hints (`sim::ahead`; twenty-ninth session: 10 000 flows −4.0 % [−8.1,
-/// +0.6] over the hand-overs' longer distances alone, 31 pairs).
-const FAR: (usize, usize, usize) = (10, 6, 5);
+/// hand-overs' hints (`sim::ahead`; twenty-ninth session, (10, 6, 5): 10 000 flows −4.0 %
+/// [−8.1, +0.6] over the hand-overs' longer distances alone, 31 pairs). The routing
+/// entry asked for three packets before the last hop it names instead of one (thirty-first
+/// session: `perf` put a fifth of the loop function's samples at 10 000 flows on the last
+/// hop's hint waiting for that entry; (14, 9, 5) against (10, 6, 5), plain, pinned,
+/// paired: 10 000 flows −1.4 % to −2.2 % in four calls, 100 000 flows −5.1 % [−12.9,
+/// +0.2], 3 000 flows +1.1 % [−4.6, +3.4]; docs/benchmarks.md).
+const FAR: (usize, usize, usize) = (14, 9, 5);
 
 /// See [`InboxPolicy::Adaptive`]: events between reviews of a router's choice.
 pub const REVIEW_WINDOWS: u32 = 256;
