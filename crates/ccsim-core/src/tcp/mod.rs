@@ -8,6 +8,7 @@
 //! with `syn_ false`).
 
 mod handshake;
+mod ooo;
 mod pacing;
 pub mod prr;
 pub mod receiver;

@@ -16,10 +16,10 @@ const TIMER_DELACK: u16 = 0;
 pub struct TcpReceiver {
     cfg: Arc<TcpConfig>,
     rcv_nxt: u64,
-    /// Out-of-order ranges `(start, end, last_update)`, sorted by start.
     /// Out-of-order blocks `(start, end, update count)`, sorted: a deque, since filling the
-    /// first hole removes the front block (hundreds of holes after a large overflow).
-    ooo: std::collections::VecDeque<(u64, u64, u64)>,
+    /// first hole removes the front block (hundreds of holes after a large overflow); its
+    /// first two in the receiver itself (`tcp::ooo`).
+    ooo: super::ooo::Blocks,
     ts_recent: Time,
     pending: u32,
     delack_token: u32,
@@ -43,7 +43,7 @@ impl TcpReceiver {
         TcpReceiver {
             cfg,
             rcv_nxt: 0,
-            ooo: std::collections::VecDeque::new(),
+            ooo: super::ooo::Blocks::default(),
             ts_recent: 0,
             pending: 0,
             delack_token: 0,
@@ -127,19 +127,20 @@ impl TcpReceiver {
     /// Adds `[s, e)` to the out-of-order list, merging; returns the merged range.
     fn insert_ooo(&mut self, s: u64, e: u64) -> (u64, u64) {
         self.updates += 1;
-        let i = self.ooo.partition_point(|b| b.1 < s);
+        let blocks: &[super::ooo::Block] = &self.ooo;
+        let i = blocks.partition_point(|b| b.1 < s);
         let mut j = i;
         let (mut ns, mut ne) = (s, e);
-        while j < self.ooo.len() && self.ooo[j].0 <= ne {
-            ns = ns.min(self.ooo[j].0);
-            ne = ne.max(self.ooo[j].1);
+        while j < blocks.len() && blocks[j].0 <= ne {
+            ns = ns.min(blocks[j].0);
+            ne = ne.max(blocks[j].1);
             j += 1;
         }
         if j == i {
             self.ooo.insert(i, (ns, ne, self.updates));
         } else {
-            self.ooo[i] = (ns, ne, self.updates);
-            self.ooo.drain(i + 1..j);
+            self.ooo.set(i, (ns, ne, self.updates));
+            self.ooo.remove_range(i + 1, j);
         }
         (ns, ne)
     }
@@ -227,7 +228,7 @@ impl Agent for TcpReceiver {
         let before = self.rcv_nxt;
         let had_holes = !self.ooo.is_empty();
         self.rcv_nxt = e;
-        while let Some(&(bs, be, _)) = self.ooo.front() {
+        while let Some(&(bs, be, _)) = self.ooo.first() {
             if bs > self.rcv_nxt {
                 break;
             }
