@@ -55,6 +55,11 @@ impl Blocks {
         if self.head == self.v.len() {
             self.v.clear();
             self.head = 0;
+            if self.v.spilled() {
+                // Back to the receiver's own lines for the next blocks (a cleared SmallVec
+                // keeps its heap block).
+                self.v.shrink_to_fit();
+            }
         } else if self.head >= 64 && 2 * self.head >= self.v.len() {
             // The removed blocks outnumber the live ones: drop them (amortised O(1)).
             self.v.drain(..self.head);
@@ -136,5 +141,11 @@ mod tests {
         assert_eq!(b.len(), 200);
         assert_eq!(b[0], (600, 601, 300));
         assert!(b.head < 300, "compacted");
+        for _ in 0..200 {
+            b.pop_front();
+        }
+        assert!(b.is_empty() && !b.v.spilled(), "inline again once empty");
+        b.insert(0, (1, 2, 3));
+        assert_eq!(&b[..], &[(1, 2, 3)]);
     }
 }
