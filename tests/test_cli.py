@@ -137,7 +137,10 @@ def test_bench_json(cli, tmp_path):
     cbr = data["scenarios"]["cbr"]["best"]
     assert cbr["bottleneck_pkts"] > 3000 and cbr["events_per_s"] > 0
     assert data["scenarios"]["cbr"]["peak_rss_mb"] > 1
-    assert data["idle_memory"]["flows"] == 2000
+    # Between S3's dumbbell's host pairs by default (issue #20: "a dumbbell with many hosts"):
+    # 1 000 pairs, one flow each against three.
+    assert data["idle_memory"]["flows"] == 2000 and data["idle_memory"]["pairs"] == 1000
+    assert "between 1,000 host pairs of S3's dumbbell" in r.stdout
     s1 = data["scenarios"]["S1"]["best"]
     # S1: 10 NewReno flows fill most of the 100 Mb/s bottleneck for 60 s.
     assert s1["goodput_bps"] > 85e6 and s1["bottleneck_pkts"] > 400_000
@@ -155,6 +158,33 @@ def test_bench_10k_reports_set_up_beside_the_loop(cli, tmp_path):
     shares = sorted(r["setup_s"] / r["wall_s"] for r in e["ccsim"])
     # Two repetitions: the median is their mean, not the larger one.
     assert e["setup_share"] == {"median": (shares[0] + shares[1]) / 2, "max": shares[1]}
+
+
+def test_memory_per_idle_flow_between_hosts_or_two_nodes(cli):
+    """Memory per idle flow on a dumbbell with many host pairs (the flows spread evenly, a
+    whole number per pair) or between two nodes; bad counts are refused."""
+    import subprocess
+    import sys
+
+    from ccsim.bench import memory_per_idle_flow
+
+    m = memory_per_idle_flow(60, 10)
+    assert (m["flows"], m["pairs"]) == (60, 10) and m["rss_mb"] >= m["rss_base_mb"] > 0
+    # At most half the flows as pairs: 50 flows between 25 pairs, one flow each against three.
+    m = memory_per_idle_flow(50)
+    assert (m["pairs"], m["flows"]) == (25, 50)
+    assert memory_per_idle_flow(40, 0)["pairs"] == 0
+    with pytest.raises(ValueError, match="pairs >= 0"):
+        memory_per_idle_flow(40, -1)
+    # The worker: N flows between P pairs of S3's dumbbell, N/P each.
+    out = subprocess.run([sys.executable, "-m", "ccsim._benchworker", "idle-dumbbell", "6", "3"], capture_output=True, text=True,
+                         check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    assert r["flows"] == 6 and r["bottleneck_pkts"] == 0
+    bad = subprocess.run([sys.executable, "-m", "ccsim._benchworker", "idle-dumbbell", "7", "3"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "multiple of P" in bad.stderr
+    r = cli("bench", "-s", "S1", "--reps", "1", "--memory-pairs", "-1")
+    assert r.returncode == 2 and "--memory-pairs" in r.stderr
 
 
 def test_benchworker_scale_runs_s3_with_n_flows():

@@ -9,6 +9,7 @@
     python -m ccsim._benchworker D-UDT|D-Proposed|D-TCP   # Paper D's 1 Gb/s path, 100 ms, 60 s
     python -m ccsim._benchworker scale N SECONDS [RATE_BPS QUEUE] [--once]   # S3's dumbbell (1 Gb/s, 10 ms, queue 1000) with N flows
     python -m ccsim._benchworker idle-hosts N      # S3's dumbbell with N host pairs, N TCP flows that never start
+    python -m ccsim._benchworker idle-dumbbell N P # S3's dumbbell with P host pairs, N idle TCP flows, N/P per pair
 Prints one JSON line.
 """
 
@@ -107,6 +108,14 @@ def main() -> None:
         # Memory per idle flow with its own hosts and access links (routing included).
         n = int(sys.argv[2])
         r = _core.bench_toml(f"idle-hosts-{n}", s3_with(n, 1, start="100s"))
+    elif what == "idle-dumbbell":
+        # N TCP flows that never start, spread evenly over P host pairs of S3's dumbbell:
+        # the memory per flow between many hosts that exist anyway, routing included.
+        n, pairs = int(sys.argv[2]), int(sys.argv[3])
+        if pairs < 1 or n < pairs or n % pairs:
+            raise SystemExit(f"idle-dumbbell: N ({n}) must be a positive multiple of P ({pairs})")
+        head, flows = s3_with(pairs, 1, start="100s").split("[[flows]]\n", 1)
+        r = _core.bench_toml(f"idle-dumbbell-{n}-{pairs}", head + "".join("[[flows]]\n" + flows for _ in range(n // pairs)), False)
     elif what == "idle":
         # N TCP flows (S1's settings) that start after the run ends: the cost of flow state.
         n = int(sys.argv[2])

@@ -85,19 +85,34 @@ def ns3_run(python: str, script: Path, name: str, sack: bool = False, classic: b
     return r
 
 
-def memory_per_idle_flow(n: int = 50_000) -> dict:
-    """Memory per idle TCP flow: the slope of peak RSS between runs with n/2 and 3n/2 flows
-    that never start (a difference of two large runs, so the process's fixed footprint and
-    its noise cancel)."""
-    lo, hi = max(n // 2, 1), 3 * max(n // 2, 1)
-    _, rss_lo = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", str(lo)])
-    _, rss_hi = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", str(hi)])
-    return {"flows": hi - lo, "rss_base_mb": rss_lo, "rss_mb": rss_hi, "bytes_per_flow": (rss_hi - rss_lo) * 1024 * 1024 / (hi - lo)}
+def memory_per_idle_flow(n: int = 50_000, pairs: int = 1000) -> dict:
+    """Memory per idle TCP flow: the slope of peak RSS between runs with about n/2 and 3n/2
+    flows that never start (a difference of two large runs, so the process's fixed
+    footprint, the hosts' and its noise cancel).
+
+    `pairs` > 0 (the default, as issue #20 asks): the flows run between the `pairs` host
+    pairs of S3's dumbbell (each host with its access link and routes), spread evenly, so
+    that each run has a whole number of flows per pair (at most n/2 pairs); `pairs` = 0:
+    between two nodes joined by one link (the flow state alone)."""
+    if pairs < 0 or n < 1:
+        raise ValueError(f"memory_per_idle_flow: n must be positive and pairs >= 0, got n={n}, pairs={pairs}")
+    if pairs == 0:
+        lo, what = max(n // 2, 1), ["idle"]
+    else:
+        pairs = max(1, min(pairs, n // 2))
+        lo, what = max(1, round(n / 2 / pairs)) * pairs, ["idle-dumbbell"]
+    hi = 3 * lo
+    worker = [sys.executable, "-m", "ccsim._benchworker", *what]
+    extra = [str(pairs)] if pairs else []
+    _, rss_lo = _spawn(worker + [str(lo)] + extra)
+    _, rss_hi = _spawn(worker + [str(hi)] + extra)
+    return {"flows": hi - lo, "pairs": pairs, "rss_base_mb": rss_lo, "rss_mb": rss_hi,
+            "bytes_per_flow": (rss_hi - rss_lo) * 1024 * 1024 / (hi - lo)}
 
 
 def run_suite(names: list[str], reps: int, ns3_python: str | None, ns3_script: Path | None, cbr: tuple[int, float, float],
               memory_flows: int | None, on_result=None, sack: bool = False, classic: bool = False, web_flows: int = 100_000,
-              min_time: float = 0.0) -> dict:
+              min_time: float = 0.0, memory_pairs: int = 1000) -> dict:
     results: dict = {"scenarios": {}, "sack": sack, "classic": classic, "note": "peak RSS of the whole process (Python interpreter, ccsim and its libraries included)"}
     _, base_rss = _spawn([sys.executable, "-m", "ccsim._benchworker", "idle", "0"])
     results["baseline_rss_mb"] = base_rss
@@ -130,7 +145,7 @@ def run_suite(names: list[str], reps: int, ns3_python: str | None, ns3_script: P
                 entry["goodput_steady_diff"] = best["goodput_steady_bps"] / nb["goodput_steady_bps"] - 1
         results["scenarios"][name] = entry
     if memory_flows:
-        results["idle_memory"] = memory_per_idle_flow(memory_flows)
+        results["idle_memory"] = memory_per_idle_flow(memory_flows, memory_pairs)
     return results
 
 

@@ -287,6 +287,8 @@ def bench_cmd(
     ns3_script: Optional[Path] = typer.Option(None, "--ns3-script", help="The ns-3 scenario script (default: the one ccsim ships, "
                                               "ccsim/_ns3_dumbbell.py)."),
     memory_flows: int = typer.Option(50_000, "--memory-flows", help="Idle flows for the memory-per-flow measurement (0 = skip)."),
+    memory_pairs: int = typer.Option(1000, "--memory-pairs", help="Host pairs of S3's dumbbell the idle flows run between "
+                                     "(spread evenly; at most half of --memory-flows); 0 = two nodes joined by one link."),
     flows: int = typer.Option(10, help="cbr only: CBR flows."),
     rate: float = typer.Option(1e9, help="cbr only: bottleneck rate, bit/s."),
     duration: float = typer.Option(5.0, help="cbr, E2.5 and E5: simulated seconds."),
@@ -316,6 +318,8 @@ def bench_cmd(
         raise ScenarioError([("--ns3-target", f"expected a positive speed-up, got {ns3_target}")])
     if ns3_target is not None and not ns3:
         raise ScenarioError([("--ns3-target", "needs --ns3 (a Python with ns-3's `ns3` package)")])
+    if memory_pairs < 0:
+        raise ScenarioError([("--memory-pairs", f"expected host pairs >= 0 (0 = two nodes), got {memory_pairs}")])
     if bad or reps < 1 or flows < 1 or rate <= 0 or duration <= 0 or memory_flows < 0 or web_flows < 1:
         raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, 10k, cbr, web, E2.5, E5, D-UDT, D-Proposed, D-TCP" if bad else
                               "reps, flows, rate, duration, web-flows must be positive and memory-flows >= 0")])
@@ -328,7 +332,7 @@ def bench_cmd(
         err.print(f"  {name} {sim}: {r['wall_s']:.3f} s wall, goodput {r['goodput_bps'] / 1e6:.1f} Mb/s", markup=False, highlight=False)
 
     res = run_suite(names, reps, ns3, ns3_script, (flows, rate, duration), memory_flows or None, on_result=progress, sack=sack,
-                    classic=classic, web_flows=web_flows, min_time=min_time)
+                    classic=classic, web_flows=web_flows, min_time=min_time, memory_pairs=memory_pairs)
     variant = (", SACK" if sack else "") + (", classic recovery" if classic else "")
     # The workers' memory pages (docs/architecture.md, "Memory pages"), as each reported them.
     huge = {r.get("huge_pages") for e in res["scenarios"].values() for r in e["ccsim"]} - {None}
@@ -389,7 +393,8 @@ def bench_cmd(
                   f"every flow's time alone on its path took {w['results_wall_s']:.2f} s more")
     if "idle_memory" in res:
         m = res["idle_memory"]
-        out.print(f"memory per idle TCP flow: {m['bytes_per_flow']:.0f} bytes ({m['flows']:,} more flows: "
+        where = f"between {m['pairs']:,} host pairs of S3's dumbbell" if m["pairs"] else "between two nodes"
+        out.print(f"memory per idle TCP flow: {m['bytes_per_flow']:.0f} bytes ({m['flows']:,} more flows {where}: "
                   f"{m['rss_mb']:.0f} MB vs {m['rss_base_mb']:.0f} MB peak RSS)")
     if sweep_runs:
         sw = sweep_scaling(sweep_runs)
