@@ -79,6 +79,55 @@ def test_set_overrides(cli, tmp_path):
     assert all(f["queue_drops"] == 0 for f in s["flows"])
 
 
+def test_set_a_default_queues_limit_and_warnings_once(cli, tmp_path):
+    """`--set dumbbell.queue.limit=N` on a dumbbell that names no queue changes the default
+    DropTail's limit (a queue table without `kind` is a DropTail); each warning of a run is
+    printed once, as `warning: ...`, not also as a Python warning."""
+    sc = tmp_path / "d.toml"
+    sc.write_text("""
+name = "d"
+[simulation]
+duration = "2s"
+[dumbbell]
+senders = 2
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "20ms"
+[[flows]]
+kind = "cbr"
+src = "s{i}"
+dst = "d{i}"
+count = 2
+rate = "8Mbps"
+[[flows]]
+name = "late"
+kind = "cbr"
+src = "s0"
+dst = "d0"
+rate = "1Mbps"
+start = "5s"
+""")
+    r = cli("run", sc, "--out", tmp_path / "o", "-q", "--set", "dumbbell.queue.limit=7")
+    assert r.returncode == 0, r.stderr
+    rows = pq.read_table(tmp_path / "o" / "queues.parquet").to_pylist()
+    # The bottleneck's forward direction (listed first), overloaded 1.6x: the limit reached.
+    assert [q["max_len_pkts"] for q in rows if q["link"] == "bottleneck"][0] == 7
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert lines == ["warning: flows: flow 'late' starts at 5 s, at or after the end of the run (2 s): it sends nothing"], r.stderr
+
+
+def test_the_readmes_error_example_is_what_validate_prints(cli, tmp_path):
+    """README.md shows the error a wrong queue kind gives: it is the one printed today."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    shown = next(ln for ln in readme.splitlines() if ln.startswith("invalid scenario: dumbbell.queue.kind"))
+    sc = tmp_path / "q.toml"
+    sc.write_text('name = "q"\n[simulation]\nduration = "1s"\n[dumbbell]\nsenders = 1\naccess_rate = "100Mbps"\n'
+                  'access_delay = "1ms"\nbottleneck_rate = "10Mbps"\nbottleneck_delay = "20ms"\nqueue = { kind = "fifo" }\n')
+    r = cli("validate", sc)
+    assert r.returncode == 2 and r.stderr.strip() == shown, r.stderr
+
+
 def test_validate_ok(cli):
     r = cli("validate", EXAMPLES / "red_onoff_lossy.toml")
     assert r.returncode == 0, r.stderr
@@ -141,6 +190,8 @@ def test_bench_json(cli, tmp_path):
     # 1 000 pairs, one flow each against three.
     assert data["idle_memory"]["flows"] == 2000 and data["idle_memory"]["pairs"] == 1000
     assert "between 1,000 host pairs of S3's dumbbell" in r.stdout
+    # 2 000 flows move the peak by a few MB: the figure says it is rough.
+    assert data["idle_memory"]["rough"] and "rough: peak RSS moves" in r.stdout
     s1 = data["scenarios"]["S1"]["best"]
     # S1: 10 NewReno flows fill most of the 100 Mb/s bottleneck for 60 s.
     assert s1["goodput_bps"] > 85e6 and s1["bottleneck_pkts"] > 400_000
@@ -185,6 +236,22 @@ def test_memory_per_idle_flow_between_hosts_or_two_nodes(cli):
     assert bad.returncode != 0 and "multiple of P" in bad.stderr
     r = cli("bench", "-s", "S1", "--reps", "1", "--memory-pairs", "-1")
     assert r.returncode == 2 and "--memory-pairs" in r.stderr
+
+
+def test_bench_options_name_themselves_and_are_not_ignored(cli):
+    """A bad option value is named; an option for scenarios the call does not run (cbr's
+    --flows without -s cbr) is refused, not silently ignored."""
+    for args, where, what in ((["-s", "cbr", "--flows", "0"], "--flows", "expected at least 1, got 0"),
+                              (["-s", "E5", "--duration", "-1"], "--duration", "expected positive seconds"),
+                              (["--reps", "0"], "--reps", "expected at least 1"),
+                              (["-s", "S1", "--flows", "4"], "--flows", "applies to cbr only"),
+                              (["--rate", "1e8"], "--rate", "applies to cbr only"),
+                              (["-s", "S1", "--duration", "2"], "--duration", "applies to E2.5, E5, cbr only"),
+                              (["-s", "S1", "--web-flows", "5"], "--web-flows", "applies to web only"),
+                              (["-s", "S9"], "--scenario", "unknown scenario")):
+        r = cli("bench", *args, "--memory-flows", "0")
+        assert r.returncode == 2 and where in r.stderr and what in r.stderr, (args, r.stderr)
+        assert "Traceback" not in r.stderr
 
 
 def test_benchworker_scale_runs_s3_with_n_flows():

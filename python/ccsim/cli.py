@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from . import __version__
-from .scenario import ScenarioError
+from .scenario import ScenarioError, ScenarioWarning
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="ccsim: a fast, validated packet-level network simulator.")
@@ -27,7 +27,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 # `bench --ns3`'s stay readable. A terminal (or $COLUMNS) keeps its own width.
 _WIDE = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 200
 out = Console(width=_WIDE)
-err = Console(stderr=True)
+err = Console(stderr=True, width=None if sys.stderr.isatty() or os.environ.get("COLUMNS") else 200)
 
 
 def _version(value: bool) -> None:
@@ -132,6 +132,7 @@ def run_cmd(
 ) -> None:
     """Validate and run a scenario."""
     import shutil
+    import warnings
 
     from .results import check_out_dir, staging_dir
     from .run import run
@@ -144,14 +145,18 @@ def run_cmd(
         stage = staging_dir(out_dir)
     pcap_dir = (stage / "pcap") if stage is not None else Path("pcap")
     try:
-        res = run(scenario, seed=seed, overrides=set_, pcap_dir=pcap_dir, per_hop_events=per_hop_events)
+        # The run's warnings are printed below, once each, as `validate` prints them; the
+        # Python API's ScenarioWarning would print them a second time with a source line.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ScenarioWarning)
+            res = run(scenario, seed=seed, overrides=set_, pcap_dir=pcap_dir, per_hop_events=per_hop_events)
         if out_dir is not None:
             res.save(out_dir, staging=stage)
     finally:
         if stage is not None and stage.exists():
             shutil.rmtree(stage, ignore_errors=True)
     for w in res.meta.get("warnings", []):
-        err.print(f"warning: {w}", markup=False, highlight=False)
+        err.print(f"warning: {w}", markup=False, highlight=False, soft_wrap=True)
     if not quiet:
         print_summary(res)
         if res.files and out_dir is None:
@@ -289,15 +294,15 @@ def bench_cmd(
     memory_flows: int = typer.Option(50_000, "--memory-flows", help="Idle flows for the memory-per-flow measurement (0 = skip)."),
     memory_pairs: int = typer.Option(1000, "--memory-pairs", help="Host pairs of S3's dumbbell the idle flows run between "
                                      "(spread evenly; at most half of --memory-flows); 0 = two nodes joined by one link."),
-    flows: int = typer.Option(10, help="cbr only: CBR flows."),
-    rate: float = typer.Option(1e9, help="cbr only: bottleneck rate, bit/s."),
-    duration: float = typer.Option(5.0, help="cbr, E2.5 and E5: simulated seconds."),
+    flows: Optional[int] = typer.Option(None, help="cbr only: CBR flows (default 10)."),
+    rate: Optional[float] = typer.Option(None, help="cbr only: bottleneck rate, bit/s (default 1e9)."),
+    duration: Optional[float] = typer.Option(None, help="cbr, E2.5 and E5: simulated seconds (default 5)."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write all measurements as JSON here."),
     sweep_runs: int = typer.Option(0, "--sweep-runs", help="Also measure sweep scaling (1 vs 2 workers) on this many short runs."),
     sack: bool = typer.Option(False, "--sack", help="S1-S4 with SACK loss recovery (ccsim recovery = sack; ns-3 Sack = true)."),
     classic: bool = typer.Option(False, "--classic", help="S1-S4 with classic fast recovery instead of PRR (ccsim prr = false; "
                                  "ns-3 TcpClassicRecovery)."),
-    web_flows: int = typer.Option(100_000, "--web-flows", help="web only: TCP transfers opened during the run."),
+    web_flows: Optional[int] = typer.Option(None, "--web-flows", help="web only: TCP transfers opened during the run (default 100 000)."),
     min_time: float = typer.Option(0.0, "--min-time", help="S1-S4: each repetition runs ccsim back to back in its process for at "
                                    "least this many seconds of loop time and reports the mean (a long ns-3 run averages the "
                                    "machine's speed over its own duration; default 0: one run)."),
@@ -318,11 +323,26 @@ def bench_cmd(
         raise ScenarioError([("--ns3-target", f"expected a positive speed-up, got {ns3_target}")])
     if ns3_target is not None and not ns3:
         raise ScenarioError([("--ns3-target", "needs --ns3 (a Python with ns-3's `ns3` package)")])
-    if memory_pairs < 0:
-        raise ScenarioError([("--memory-pairs", f"expected host pairs >= 0 (0 = two nodes), got {memory_pairs}")])
-    if bad or reps < 1 or flows < 1 or rate <= 0 or duration <= 0 or memory_flows < 0 or web_flows < 1:
-        raise ScenarioError([("bench", f"unknown scenario {bad}; known: S1, S2, S3, S4, 10k, cbr, web, E2.5, E5, D-UDT, D-Proposed, D-TCP" if bad else
-                              "reps, flows, rate, duration, web-flows must be positive and memory-flows >= 0")])
+    if bad:
+        raise ScenarioError([("--scenario", f"unknown scenario {bad}; known: S1, S2, S3, S4, 10k, cbr, web, E2.5, E5, D-UDT, D-Proposed, "
+                                            "D-TCP")])
+    # An option only some scenarios read is refused when none of them runs (rather than
+    # ignored), and each bad value is named.
+    for opt, value, users, ok, allowed in (
+            ("--reps", reps, None, reps >= 1, "at least 1"),
+            ("--flows", flows, {"cbr"}, flows is None or flows >= 1, "at least 1"),
+            ("--rate", rate, {"cbr"}, rate is None or 0 < rate < float("inf"), "a positive rate in bit/s"),
+            ("--duration", duration, {"cbr", "E2.5", "E5"}, duration is None or 0 < duration < float("inf"), "positive seconds"),
+            ("--web-flows", web_flows, {"web"}, web_flows is None or web_flows >= 1, "at least 1"),
+            ("--memory-flows", memory_flows, None, memory_flows >= 0, "0 (skip) or more"),
+            ("--memory-pairs", memory_pairs, None, memory_pairs >= 0, "0 (two nodes) or more")):
+        if not ok:
+            raise ScenarioError([(opt, f"expected {allowed}, got {value}")])
+        if users is not None and value is not None and not users & set(names):
+            raise ScenarioError([(opt, f"applies to {', '.join(sorted(users))} only, which this call does not run "
+                                       f"(scenarios: {', '.join(names)}); add -s {sorted(users)[0]}")])
+    flows, rate, duration = flows or 10, rate or 1e9, duration or 5.0
+    web_flows = web_flows or 100_000
     if ns3_script is None:
         from .bench import NS3_SCRIPT as ns3_script
     if ns3 and not ns3_script.exists():
@@ -395,7 +415,8 @@ def bench_cmd(
         m = res["idle_memory"]
         where = f"between {m['pairs']:,} host pairs of S3's dumbbell" if m["pairs"] else "between two nodes"
         out.print(f"memory per idle TCP flow: {m['bytes_per_flow']:.0f} bytes ({m['flows']:,} more flows {where}: "
-                  f"{m['rss_mb']:.0f} MB vs {m['rss_base_mb']:.0f} MB peak RSS)")
+                  f"{m['rss_mb']:.0f} MB vs {m['rss_base_mb']:.0f} MB peak RSS)"
+                  + (" - rough: peak RSS moves in steps of up to 2 MB; use --memory-flows 20000 or more" if m["rough"] else ""))
     if sweep_runs:
         sw = sweep_scaling(sweep_runs)
         res["sweep"] = sw

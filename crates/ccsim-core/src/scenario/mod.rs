@@ -497,6 +497,26 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
 
 #[cfg(test)]
 mod tests {
+    /// A queue table without `kind` is a DropTail with its parameters; no table at all is
+    /// DropTail with 50 packets; a table with a wrong field names it.
+    #[test]
+    fn a_queue_without_kind_is_droptail() {
+        let two = |queue: &str| {
+            format!(
+                "name = \"q\"\nnodes = [\"a\", \"b\"]\n[simulation]\nduration = 1\n[[links]]\na = \"a\"\nb = \"b\"\n\
+                 rate = \"10Mbps\"\ndelay = \"1ms\"\n{queue}"
+            )
+        };
+        let spec = super::from_toml(&two("queue = { limit = 100 }")).expect("valid");
+        let q = &spec.links[0].queue;
+        assert_eq!((q[0].kind(), q[1].kind()), ("droptail", "droptail"));
+        assert_eq!(q[0].params()["limit"], 100);
+        let spec = super::from_toml(&two("")).expect("valid");
+        assert_eq!(spec.links[0].queue[0].params()["limit"], 50);
+        let errs = super::from_toml(&two("queue = { limit = 10, min_th = 5 }")).err().expect("min_th is RED's");
+        assert!(errs.iter().any(|e| e.to_string().contains("links[0].queue.min_th")), "{errs:?}");
+    }
+
     /// The names built without `format!` are `format!`'s, digit for digit.
     #[test]
     fn numbered_names_are_formatted_names() {

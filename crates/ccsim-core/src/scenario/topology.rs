@@ -256,12 +256,15 @@ fn parse_queue(o: &mut Obj, key: &'static str, info: &LinkInfo, errs: &mut Error
     queue_from(v, &o.at(key), info, errs)
 }
 
-/// A queue's configuration from its table (`None` = the default DropTail).
+/// A queue's configuration from its table (`None` = the default DropTail). A table
+/// without `kind` is a DropTail with the table's parameters, so that `queue = { limit =
+/// 100 }` (or the override `dumbbell.queue.limit=100` on a scenario that gave no queue)
+/// changes the default queue's limit.
 fn queue_from(v: Option<&Value>, path: &str, info: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn QueueConfig>> {
     let Some(v) = v else { return Some(crate::queue::default_config()) };
     let mut q = Obj::new(v, path, errs)?;
     let kinds: Vec<&'static str> = super::QUEUE_KINDS.iter().map(|(k, _)| *k).collect();
-    let kind = q.choice("kind", &kinds, None, errs);
+    let kind = q.choice("kind", &kinds, Some("droptail"), errs);
     let built = kind.and_then(|k| {
         let parser = super::QUEUE_KINDS.iter().find(|(n, _)| *n == k).unwrap().1;
         parser(&mut q, info, errs)
