@@ -361,3 +361,44 @@ rate = "1Mbps"
     assert res.tables["drops"].num_rows == 0 and res.drops.empty
     for t in res.tables.values():
         t.validate(full=True)
+
+
+def test_the_drops_trace_is_the_packets_traces_drops():
+    """A `drops` trace logs every drop of its direction with the `packets` trace's types:
+    integer flow, sequence number and size, the reason by name; row for row the packets
+    trace's `d` events."""
+    text = """
+name = "drops"
+[simulation]
+duration = "2s"
+[dumbbell]
+senders = 2
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "5ms"
+queue = { kind = "droptail", limit = 10 }
+[[flows]]
+kind = "cbr"
+src = "s{i}"
+dst = "d{i}"
+count = 2
+rate = "7Mbps"
+[[traces]]
+kind = "drops"
+link = "bottleneck"
+[[traces]]
+kind = "packets"
+link = "bottleneck"
+"""
+    res = ccsim.run(ccsim.loads(text))
+    d = res.series("drops:r0->r1")
+    p = res.series("packets:r0->r1")
+    p = p[p["event"] == "d"].reset_index(drop=True)
+    assert len(d) > 100 and len(d) == len(p)
+    assert set(d["reason"]) == {"overflow"}
+    for c in ("flow", "seq", "size"):
+        assert str(d[c].dtype) == "int64", c
+        assert (d[c] == p[c]).all(), c
+    assert (d["time"] == p["time"]).all()
+    assert (d["reason"] == p["reason"]).all()

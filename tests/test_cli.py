@@ -128,6 +128,25 @@ def test_the_readmes_error_example_is_what_validate_prints(cli, tmp_path):
     assert r.returncode == 2 and r.stderr.strip() == shown, r.stderr
 
 
+def test_a_new_users_slips_get_their_own_messages(cli, tmp_path, two_node):
+    """A scenario given to `sweep`, TOML's nan as a number, an error in an option rather than
+    the scenario: each message says which it is; the flows table names its drops column."""
+    r = cli("sweep", two_node)
+    assert r.returncode == 2 and "is a scenario ([simulation], no base), not a sweep file" in r.stderr, r.stderr
+    bad = tmp_path / "nan.toml"
+    bad.write_text(Path(two_node).read_text().replace("[simulation]\n", "[simulation]\nwarmup = nan\n", 1))
+    r = cli("validate", bad)
+    assert r.returncode == 2 and "simulation.warmup: expected a finite number, got NaN" in r.stderr, r.stderr
+    r = cli("bench", "--reps", "0")
+    assert r.returncode == 2 and r.stderr.startswith("invalid option: --reps"), r.stderr
+    r = cli("reproduce", "nosuch")
+    assert r.returncode == 2 and r.stderr.startswith("invalid option: paper"), r.stderr
+    r = cli("validate", two_node, "--set", "simulation.duration=0")
+    assert r.returncode == 2 and r.stderr.startswith("invalid scenario: ") and "simulation.duration: must be greater than 0" in r.stderr, r.stderr
+    r = cli("run", two_node)
+    assert r.returncode == 0 and "drops/sent" in r.stdout
+
+
 def test_validate_ok(cli):
     r = cli("validate", EXAMPLES / "red_onoff_lossy.toml")
     assert r.returncode == 0, r.stderr

@@ -52,7 +52,10 @@ def guarded(fn):
         try:
             return fn(*args, **kwargs)
         except ScenarioError as e:
-            err.print(f"[bold red]invalid scenario[/]: {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
+            # An error in the command line itself (an option, the paper to reproduce) is not
+            # the scenario's.
+            what = "invalid option" if e.errors and all(p.startswith("--") or p == "paper" for p, _ in e.errors) else "invalid scenario"
+            err.print(f"[bold red]{what}[/]: {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
             raise typer.Exit(2)
         except KeyboardInterrupt:
             err.print("interrupted")
@@ -86,7 +89,10 @@ def print_summary(res) -> None:
               + ("" if m["stop"] == "end_time" else f"  [yellow]stopped: {m['stop']}[/]"))
     s = res.summary()
     t = Table(title="flows", title_justify="left")
-    for c in ("flow", "kind", "src→dst", "goodput Mb/s", "sent", "delivered", "drops", "loss", "mean delay ms"):
+    # `loss_rate` is drops per packet sent: for a multicast flow, drops anywhere in its tree
+    # (up to one per receiver a packet), for an ATM flow cells dropped per frame sent; the
+    # header says what it is (receivers.parquet gives each receiver's deliveries).
+    for c in ("flow", "kind", "src→dst", "goodput Mb/s", "sent", "delivered", "drops", "drops/sent", "mean delay ms"):
         t.add_column(c, justify="right" if c not in ("flow", "kind", "src→dst") else "left")
     for f in s["flows"][:40]:
         t.add_row(escape(f["name"]), f["kind"], escape(f"{f['src']}→{f['dst']}"), _mbps(f["goodput_bps"]), f"{f['sent_pkts']:,}",

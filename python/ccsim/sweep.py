@@ -121,6 +121,9 @@ def load_sweep(path: PathLike) -> SweepSpec:
     d = load(p)
     known = {"name", "base", "seeds", "grid", "zip", "description", "metrics"}
     bad = [k for k in d if k not in known]
+    if bad and "base" not in d and "simulation" in d:
+        raise ScenarioError([("", f"{p} is a scenario ([simulation], no base), not a sweep file: run it with "
+                                  f"`ccsim run {p}`, or sweep it from a sweep file whose base is it (docs/sweeps.md)")])
     if bad:
         raise ScenarioError([(k, f"unknown field; allowed: {', '.join(sorted(known))}") for k in bad])
     base = d.get("base")

@@ -255,14 +255,17 @@ impl LinkDir {
     }
 }
 
-/// A log of drops: time, flow, sequence number, reason, size.
+/// A log of drops: time, flow, sequence number, reason, size. As a table (a `drops`
+/// trace's series) the time is in seconds, the flow, sequence number and size integers
+/// and the reason its name (`overflow`, `early`, ...), as in the `packets` trace and the
+/// run's `drops` table.
 #[derive(Default)]
 pub struct DropLog {
-    pub time: Vec<f64>,
-    pub flow: Vec<f64>,
-    pub seq: Vec<f64>,
-    pub reason: Vec<f64>,
-    pub size: Vec<f64>,
+    pub time: Vec<Time>,
+    pub flow: Vec<u32>,
+    pub seq: Vec<u64>,
+    pub reason: Vec<DropReason>,
+    pub size: Vec<u32>,
 }
 
 impl DropLog {
@@ -271,21 +274,21 @@ impl DropLog {
     }
 
     pub fn push_parts(&mut self, now: Time, flow: u32, seq: u64, reason: DropReason, size: u32) {
-        self.time.push(now as f64 / 1e9);
-        self.flow.push(flow as f64);
-        self.seq.push(seq as f64);
-        self.reason.push(reason as u8 as f64);
-        self.size.push(size as f64);
+        self.time.push(now);
+        self.flow.push(flow);
+        self.seq.push(seq);
+        self.reason.push(reason);
+        self.size.push(size);
     }
 
     pub fn into_table(self) -> crate::measure::Table {
         use crate::measure::Column;
         let mut t = crate::measure::Table::default();
-        t.push("time", Column::F64(self.time));
-        t.push("flow", Column::F64(self.flow));
-        t.push("seq", Column::F64(self.seq));
-        t.push("reason", Column::F64(self.reason));
-        t.push("size", Column::F64(self.size));
+        t.push("time", Column::F64(self.time.iter().map(|&x| crate::units::to_secs(x)).collect()));
+        t.push("flow", Column::I64(self.flow.iter().map(|&x| x as i64).collect()));
+        t.push("seq", Column::I64(self.seq.iter().map(|&x| x as i64).collect()));
+        t.push("reason", Column::Str(self.reason.iter().map(|r| r.name().to_string()).collect()));
+        t.push("size", Column::I64(self.size.iter().map(|&x| x as i64).collect()));
         t
     }
 }

@@ -272,7 +272,24 @@ impl Spec {
 pub fn toml_to_value(text: &str) -> Result<Value, ScenarioError> {
     let t: toml::Table = toml::from_str(text)
         .map_err(|e| ScenarioError { path: String::new(), message: format!("not valid TOML: {}", e.to_string().trim()) })?;
+    // TOML has `nan` and `inf`; the tree validated is JSON's, which has neither (a NaN would
+    // arrive as null, and its error would name null): refused here, by its path.
+    for (k, v) in &t {
+        non_finite(v, k)?;
+    }
     serde_json::to_value(t).map_err(|e| ScenarioError { path: String::new(), message: format!("TOML value not representable: {e}") })
+}
+
+/// The first float in `v` that is not finite, as an error at its path.
+fn non_finite(v: &toml::Value, path: &str) -> Result<(), ScenarioError> {
+    match v {
+        toml::Value::Float(x) if !x.is_finite() => {
+            Err(ScenarioError { path: path.to_string(), message: format!("expected a finite number, got {x}") })
+        }
+        toml::Value::Array(a) => a.iter().enumerate().try_for_each(|(i, x)| non_finite(x, &format!("{path}[{i}]"))),
+        toml::Value::Table(t) => t.iter().try_for_each(|(k, x)| non_finite(x, &format!("{path}.{k}"))),
+        _ => Ok(()),
+    }
 }
 
 /// Validates a TOML scenario.
@@ -497,6 +514,17 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
 
 #[cfg(test)]
 mod tests {
+    /// TOML's `nan` and `inf` are refused at their path (JSON, which the validator reads,
+    /// has neither).
+    #[test]
+    fn non_finite_numbers_are_refused_by_path() {
+        let e = super::toml_to_value("[simulation]\nduration = nan").expect_err("nan refused");
+        assert_eq!((e.path.as_str(), e.message.as_str()), ("simulation.duration", "expected a finite number, got NaN"));
+        let e = super::toml_to_value("x = [1.0, -inf]").expect_err("inf refused");
+        assert_eq!(e.path, "x[1]");
+        assert!(super::toml_to_value("x = [1.5, { y = 2.0 }]").is_ok());
+    }
+
     /// A queue table without `kind` is a DropTail with its parameters; no table at all is
     /// DropTail with 50 packets; a table with a wrong field names it.
     #[test]
