@@ -143,7 +143,12 @@ impl<'v> Obj<'v> {
             if !self.known.iter().any(|k| k == key) {
                 let mut known = self.known.clone();
                 known.sort_unstable();
-                errs.add(join(&self.path, key), format!("unknown field; allowed fields here: {}", known.join(", ")));
+                let msg = if known.is_empty() {
+                    "unknown field; this table takes no fields".to_string()
+                } else {
+                    format!("unknown field; allowed fields here: {}", known.join(", "))
+                };
+                errs.add(join(&self.path, key), msg);
             }
         }
     }

@@ -514,6 +514,17 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
 
 #[cfg(test)]
 mod tests {
+    /// A field in a table that takes none (Reno's `cc_params`) says so, not "allowed: " and
+    /// an empty list.
+    #[test]
+    fn a_table_without_fields_says_so() {
+        let toml = "name = \"t\"\nnodes = [\"a\", \"b\"]\n[simulation]\nduration = 1\n[[links]]\na = \"a\"\nb = \"b\"\n\
+                    rate = \"10Mbps\"\ndelay = \"1ms\"\n[[flows]]\nkind = \"tcp\"\nsrc = \"a\"\ndst = \"b\"\ncc_params = { beta = 2 }\n";
+        let errs = super::from_toml(toml).err().expect("reno takes no parameters");
+        let e = errs.iter().find(|e| e.path == "flows[0].cc_params.beta").expect("the field named");
+        assert_eq!(e.message, "unknown field; this table takes no fields");
+    }
+
     /// TOML's `nan` and `inf` are refused at their path (JSON, which the validator reads,
     /// has neither).
     #[test]
