@@ -99,7 +99,9 @@ def _reset_peak_rss() -> None:
 
 def main() -> None:
     what = sys.argv[1]
-    if what.startswith("idle"):
+    if what.startswith("idle") and len(sys.argv) > 2 and sys.argv[2] != "0":
+        # Not for `idle 0`: `ccsim bench` subtracts that process's whole peak (an idle
+        # interpreter's) from its scenarios' peaks, which include their start-up.
         _reset_peak_rss()
     if what in PAPER_D:
         r = paper_d(PAPER_D[what])
