@@ -81,6 +81,50 @@ def test_rerun_runs_nothing_and_says_so(tmp_path):
     assert s["mean"].iloc[1] > s["mean"].iloc[0]
 
 
+def n_queued(res) -> dict:
+    """A module-level `extract` (worker processes receive it by name)."""
+    return {"n_queued": float(res.queues["max_len_pkts"].max())}
+
+
+def test_typos_and_stale_extracts_are_said_not_silent(tmp_path, cli):
+    """A metric or sweep the catalog never recorded is an error naming those it has; an
+    `extract` that meets cached runs warns that they keep their stored metrics; the local
+    pool's default size follows the CPU affinity; a catalog another process writes cannot
+    be opened for reading, and the error says why (not `--out`)."""
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    base["simulation"]["duration"] = "2s"
+    r = ccsim.sweep(base, name="t", grid={"dumbbell.queue.limit": [10, 30]}, seeds=1, out=tmp_path, workers=1)
+    with pytest.raises(ccsim.ScenarioError, match=r"unknown metric 'total.goodput_bp' \(did you mean 'total.goodput_bps'.*\); recorded here: events, "):
+        r.summary("total.goodput_bp")
+    with Catalog(tmp_path, read_only=True) as c:
+        with pytest.raises(ccsim.ScenarioError, match="no sweep named 'nosuch'.*it has: t"):
+            c.summary("events", sweep="nosuch")
+        assert list(c.summary("events", sweep="t")["n"]) == [1, 1]
+    lines = []
+    with pytest.warns(UserWarning, match="extract=n_queued runs on new runs only; the 2 cached"):
+        r2 = ccsim.sweep(base, name="t", grid={"dumbbell.queue.limit": [10, 30, 50]}, seeds=1, out=tmp_path, workers=1,
+                         extract=n_queued, log=lines.append)
+    assert r2.ran == 1 and any(ln.startswith("warning: t: extract=n_queued") for ln in lines)
+    assert list(r2.summary("n_queued")["n"]) == [1]  # only the new run has it
+    from ccsim.sweep import usable_cpus
+
+    assert usable_cpus() == len(os.sched_getaffinity(0))
+    sweep_file = tmp_path / "s.toml"
+    sweep_file.write_text('name = "t"\nbase = "%s"\n[grid]\n"dumbbell.queue.limit" = [10, 30]\n' % (EXAMPLES / "dumbbell_cbr.toml"))
+    out = cli("sweep", sweep_file, "--out", tmp_path / "cli", "-q", "-w", "1", "-m", "bogus.metric")
+    assert out.returncode == 2 and "invalid option: metric: unknown metric 'bogus.metric'" in out.stderr, out.stderr
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from ccsim.catalog import Catalog; "
+                               f"c = Catalog({str(tmp_path)!r}); print('open', flush=True); time.sleep(30)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        with pytest.raises(RuntimeError, match="open in another process .* finished run's files are in runs/"):
+            Catalog(tmp_path, read_only=True)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def test_a_redefined_sweep_reports_only_its_own_runs(tmp_path):
     """A sweep re-run under the same name with another base keeps the earlier runs in the
     catalog (cached for their own definition) but summarises only its own."""

@@ -101,6 +101,10 @@ class Catalog:
             from .scenario import ScenarioError
 
             if "lock" in str(e).lower():
+                if read_only:
+                    raise RuntimeError(f"{path} is open in another process (a sweep or report writing into {self.root}): "
+                                       "DuckDB lets no other process read it meanwhile; wait for it to finish (each "
+                                       "finished run's files are in runs/<run_id>/ already)") from None
                 raise ScenarioError([("--out", f"another process is using {path} (a sweep or report into the same folder): "
                                                "wait for it to finish, or give another --out")]) from None
             raise
@@ -179,10 +183,11 @@ class Catalog:
         return df
 
     def metrics(self, sweep: str | None = None, names: Iterable[str] | None = None,
-                run_ids: Iterable[str] | None = None) -> pd.DataFrame:
+                run_ids: Iterable[str] | None = None, strict: bool = True) -> pd.DataFrame:
         """Wide table: one row per ok run (params expanded into columns, plus seed), one
         column per metric; the runs of `sweep`, or only the runs `run_ids` when given
-        (whichever sweep stored them)."""
+        (whichever sweep stored them). `strict`: a sweep or metric name this catalog has
+        never recorded is a ScenarioError (a typo), not an empty table."""
         q = ("SELECT r.run_id, r.params, r.seed, m.name, m.value FROM runs r JOIN metrics m "
              "ON r.run_id = m.run_id AND r.version = m.version WHERE r.status = 'ok'")
         args: list = []
@@ -194,6 +199,9 @@ class Catalog:
         elif sweep is not None:
             q += " AND r.sweep = ?"
             args.append(sweep)
+        names = None if names is None else list(names)
+        if strict:
+            self._check_names(sweep if run_ids is None else None, names)
         long = self.con.execute(q, args).df()
         if long.empty:
             return pd.DataFrame()
@@ -208,13 +216,35 @@ class Catalog:
         out = pd.concat([params, wide.drop(columns=["params"])], axis=1)
         return out.sort_values(list(params.columns) + ["seed"]).reset_index(drop=True)
 
+    def _check_names(self, sweep: str | None, names: Iterable[str] | None) -> None:
+        """A sweep or metric this catalog has never recorded is a typo, not an empty result:
+        a ScenarioError naming the ones it has (an empty catalog checks nothing)."""
+        from .scenario import ScenarioError
+
+        if sweep is not None:
+            sweeps = sorted(r[0] for r in self.con.execute("SELECT DISTINCT sweep FROM runs").fetchall() if r[0] is not None)
+            if sweeps and sweep not in sweeps:
+                raise ScenarioError([("sweep", f"no sweep named {sweep!r} in {self.root}; it has: {', '.join(sweeps)}")])
+        if names is not None:
+            known = sorted(r[0] for r in self.con.execute("SELECT DISTINCT name FROM metrics").fetchall())
+            bad = [n for n in names if n not in set(known)]
+            if known and bad:
+                import difflib
+
+                near = [m for n in bad for m in difflib.get_close_matches(n, known, n=3)]
+                # The run-wide metrics first, then the per-flow and per-queue ones.
+                ordered = sorted(known, key=lambda k: (k.startswith(("flows.", "queues.")), k))
+                shown = ", ".join(ordered[:12]) + (f", ... ({len(known)} in all)" if len(known) > 12 else "")
+                hint = f" (did you mean {', '.join(map(repr, dict.fromkeys(near)))}?)" if near else ""
+                raise ScenarioError([("metric", f"unknown metric {', '.join(map(repr, bad))}{hint}; recorded here: {shown}")])
+
     def summary(self, metric: str | list[str], sweep: str | None = None, confidence: float = 0.95,
-                run_ids: Iterable[str] | None = None) -> pd.DataFrame:
+                run_ids: Iterable[str] | None = None, strict: bool = True) -> pd.DataFrame:
         """Per parameter point: n, mean, std and a Student-t confidence interval of each metric."""
         from scipy import stats
 
         metrics = [metric] if isinstance(metric, str) else list(metric)
-        wide = self.metrics(sweep, metrics, run_ids)
+        wide = self.metrics(sweep, metrics, run_ids, strict)
         if wide.empty:
             return wide
         pcols = [c for c in wide.columns if c not in set(metrics) | {"run_id", "seed"}]

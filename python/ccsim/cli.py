@@ -54,7 +54,7 @@ def guarded(fn):
         except ScenarioError as e:
             # An error in the command line itself (an option, the paper to reproduce) is not
             # the scenario's.
-            what = "invalid option" if e.errors and all(p.startswith("--") or p == "paper" for p, _ in e.errors) else "invalid scenario"
+            what = "invalid option" if e.errors and all(p.startswith("--") or p in ("paper", "metric") for p, _ in e.errors) else "invalid scenario"
             err.print(f"[bold red]{what}[/]: {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
             raise typer.Exit(2)
         except KeyboardInterrupt:
@@ -176,7 +176,7 @@ def run_cmd(
 def sweep_cmd(
     sweep_file: Path = typer.Argument(..., help="Sweep TOML file (base scenario, grid/zip, seeds)."),
     out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="Results folder (catalog.duckdb + runs/). Default: results/<sweep name>."),
-    workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Local worker processes (default: one per core)."),
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Local worker processes (default: one per core it may use: its CPU affinity, e.g. taskset or a Slurm allocation)."),
     dask: Optional[str] = typer.Option(None, "--dask", help="Dask scheduler address, or 'local' for a LocalCluster."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Log lines instead of a progress bar."),
     metric: List[str] = typer.Option([], "--metric", "-m", help="Metrics to summarise at the end (default: total.goodput_bps)."),
@@ -221,7 +221,7 @@ def reproduce_cmd(
     quick: bool = typer.Option(False, "--quick", help="Small runs, for CI (the default)."),
     full: bool = typer.Option(False, "--full", help="The real study."),
     out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="Results and report folder. Default: results/<paper>-<mode>."),
-    workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Local worker processes (default: one per core)."),
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Local worker processes (default: one per core it may use: its CPU affinity, e.g. taskset or a Slurm allocation)."),
     dask: Optional[str] = typer.Option(None, "--dask", help="Dask scheduler address, or 'local'."),
     module: Optional[Path] = typer.Option(None, "--module", help="Reproduce a paper module from this .py file (defines PAPER)."),
     list_: bool = typer.Option(False, "--list", help="List the papers and exit."),

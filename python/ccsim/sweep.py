@@ -22,6 +22,7 @@ import json
 import os
 import time
 import traceback
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -298,8 +299,6 @@ def check_points(tasks: list["Task"]) -> None:
         msgs = [t.error] if t.error else []
         if not msgs:
             try:
-                import warnings
-
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     validate(t.scenario)
@@ -351,6 +350,15 @@ def _dask_results(tasks: list[Task], address: str, workers: int):
             cluster.close()
 
 
+
+def usable_cpus() -> int:
+    """The cores this process may run on (its CPU affinity: `taskset`, a Slurm allocation,
+    a container's cpuset), else the machine's; at least 1. The local pool's default size."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
 def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str, list] | None = None,
           zip: Mapping[str, list] | None = None, seeds: int | list[int] = 1, out: PathLike | None = None,
           name: str | None = None, workers: int | None = None, dask: str | None = None, progress: bool = False,
@@ -367,7 +375,7 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
     if name:
         spec.name = name
     out = Path(out or Path("results") / spec.name)
-    workers = workers or os.cpu_count() or 1
+    workers = workers or usable_cpus()
     if workers < 1:
         raise ScenarioError([("workers", "must be at least 1")])
     tasks = spec.tasks()
@@ -383,6 +391,14 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
         done = cat.done_ids(__version__)
         todo = [t for t in unique.values() if t.run_id not in done]
         cached = len(unique) - len(todo)
+        if spec.extract is not None and cached:
+            # The cache is keyed by the scenario alone: a cached run keeps the metrics it
+            # was stored with, and a new `extract` is not applied to it.
+            msg = (f"{spec.name}: extract={getattr(spec.extract, '__name__', 'fn')} runs on new runs only; the {cached} cached "
+                   f"run(s) in {out} keep the metrics they were stored with (another out, or an empty folder, computes it "
+                   "for every run)")
+            warnings.warn(msg, UserWarning, stacklevel=2)
+            say(f"warning: {msg}")
         if not todo:
             say(f"{spec.name}: all {len(unique)} runs are already in {out}/catalog.duckdb (ccsim {__version__}): nothing to run")
             return SweepResult(out, spec.name, len(unique), 0, cached, 0, time.perf_counter() - t0, first_scenario=first,

@@ -100,11 +100,12 @@ class Context:
         res = self.sweeps.get(sweep)
         return None if res is None else res.run_ids
 
+    # Not strict: a report asks for the sweeps of both modes, and a quick run has only some.
     def summary(self, sweep: str, metric: str | list[str]) -> pd.DataFrame:
-        return self.catalog.summary(metric, sweep=sweep, run_ids=self._ids(sweep))
+        return self.catalog.summary(metric, sweep=sweep, run_ids=self._ids(sweep), strict=False)
 
     def metrics(self, sweep: str, names=None) -> pd.DataFrame:
-        return self.catalog.metrics(sweep, names, run_ids=self._ids(sweep))
+        return self.catalog.metrics(sweep, names, run_ids=self._ids(sweep), strict=False)
 
     def frame(self, sweep: str) -> pd.DataFrame:
         """Every metric of `sweep`, read once per report (shared: do not modify it)."""

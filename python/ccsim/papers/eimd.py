@@ -86,7 +86,7 @@ class EIMD(Paper):
             Parameter("bottleneck", "200 Mb/s and 2.5 Gb/s (Tables 1-2), 5 Gb/s (Table 3)", "paper"),
             Parameter("queue", f"DropTail, {S.BUFFER_BDP:g} x rate x 40 ms (100 % of the base BDP)", "ccsim default",
                       "paper silent; the BIC paper's scripts (which Paper E follows) pass a buffer of 1.0 BDP; sensitivity: "
-                      + ", ".join(f"{b:g}" for b in BUFFERS) + " BDP (Table 5)"),
+                      + ", ".join(f"{b:g}" for b in BUFFERS) + " BDP (Table 5, full mode)"),
             Parameter("packet", f"{S.MSS} B payload + 40 B headers", "ccsim default", "paper silent; its 10 Gb/s example uses 1500-byte packets"),
             Parameter("TCP", "ns2 profile, SACK (Sack1), ACK per segment, receiver window unlimited", "ccsim default",
                       "the paper ran ns-2; its high-speed agents were SACK based"),
@@ -95,7 +95,7 @@ class EIMD(Paper):
                       "ccsim default", "the era's modules; the BIC paper's own ns-2.26 agent used beta 0.125, Smax 32 (not modelled)"),
             Parameter("EIMD", "A = 1.75, r = s = 0.82, u = 2s/(1-s) = 9.11, c from eq. 7 as printed", "paper"),
             Parameter("EIMD beta", 0.2, "ccsim default", "paper silent; BIC's and CUBIC v2.1's decrease; sensitivity "
-                      + ", ".join(f"{b:g}" for b in BETAS) + " (Table 6)"),
+                      + ", ".join(f"{b:g}" for b in BETAS) + " (Table 6, full mode)"),
             Parameter("EIMD low window", "38 segments (standard TCP at or below)", "ccsim default", "HSTCP's threshold"),
             Parameter("long-lived standard TCP", f"{S.LL_FLOWS} flows each way, window {S.LL_WINDOW}, RTTs "
                       f"{S.LL_RTTS[0] * 1e3:.0f}-{S.LL_RTTS[-1] * 1e3:.0f} ms", "ccsim default",
@@ -379,7 +379,7 @@ class EIMD(Paper):
             "(eq. 3 with r = s predicts equality), as the paper's do: eq. 3 assumes synchronized "
             "losses, and on a DropTail bottleneck the short-RTT flow takes more of the drops (docs/validation/highspeed.md). "
             + " ".join(_against_paper(ctx, self, rk) for rk in rates) + " The baselines' ratios move with the buffer "
-            "(Table 5); the paper's buffer, background volume and BIC agent (the BIC paper's own ns-2 code, β 0.125 and "
+            "(Table 5, full mode); the paper's buffer, background volume and BIC agent (the BIC paper's own ns-2 code, β 0.125 and "
             "Smax 32, against ccsim's Linux 2.6.22 module) are unknown.\n\n"
             "**Utilisation and shares.** " + ", ".join(f"{rk}b/s: link busy {100 * util[rk]:.2f} %, the two EIMD flows "
                                                         f"carry {100 * hs[rk]:.1f} %" for rk in rates)
@@ -394,7 +394,7 @@ class EIMD(Paper):
             "produce (docs/models/eimd.md); ccsim runs the printed form, which docs/validation/highspeed.md measures at 0.58–0.72 of eq. 1 under "
             "random loss with the exponents r and s intact (docs/validation/highspeed.md). The scalability run "
             "measures that level at p = 10⁻⁷ directly.\n\n"
-            "Verdicts give each rule; Tables 5 and 6 show how the ratios move with the buffer and with β, which the "
+            "Verdicts give each rule; Tables 5 and 6 (full mode) show how the ratios move with the buffer and with β, which the "
             "paper does not give."
         )
         return text
