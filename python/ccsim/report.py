@@ -84,7 +84,11 @@ def reproduce(paper: Paper, out: str | os.PathLike, mode: str = "quick", workers
     doc.p(f"ccsim {__version__}, mode **{mode}**, {_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M} UTC. "
           f"{len(runs)} runs in the catalog ({int((runs['status'] == 'ok').sum()) if len(runs) else 0} ok), "
           f"report made in {wall:.1f} s. Claims: **{claims}**. A claim holds or does not hold when its rule's "
-          "effect is clear of the 95 % confidence interval over seeds; inconclusive when the interval straddles it.")
+          "effect is clear of the 95 % confidence interval over seeds; inconclusive when the interval straddles it."
+          + (" Quick mode (for CI) runs fewer seeds and shorter runs than the full study: with two seeds a Student-t "
+             "interval has one degree of freedom (t = 12.7), so intervals are wide, may reach past what a quantity can take "
+             "(a negative rate), and leave more claims inconclusive; `--full` gives the study's figures."
+             if mode == "quick" else ""))
     doc.h(2, "Verdicts")
     doc.table(pd.DataFrame([{"claim": v.id, "verdict": v.label, "paper": v.paper, "ccsim": v.ccsim, "rule": v.rule} for v in verdicts])
               if verdicts else pd.DataFrame({"claim": []}))
