@@ -350,7 +350,6 @@ def _dask_results(tasks: list[Task], address: str, workers: int):
             cluster.close()
 
 
-
 def usable_cpus() -> int:
     """The cores this process may run on (its CPU affinity: `taskset`, a Slurm allocation,
     a container's cpuset), else the machine's; at least 1. The local pool's default size."""
@@ -358,6 +357,7 @@ def usable_cpus() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
 
 def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str, list] | None = None,
           zip: Mapping[str, list] | None = None, seeds: int | list[int] = 1, out: PathLike | None = None,
