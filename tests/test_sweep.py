@@ -101,11 +101,13 @@ def test_typos_and_stale_extracts_are_said_not_silent(tmp_path, cli):
             c.summary("events", sweep="nosuch")
         assert list(c.summary("events", sweep="t")["n"]) == [1, 1]
     lines = []
-    with pytest.warns(UserWarning, match="extract=n_queued runs on new runs only; the 2 cached"):
-        r2 = ccsim.sweep(base, name="t", grid={"dumbbell.queue.limit": [10, 30, 50]}, seeds=1, out=tmp_path, workers=1,
+    r2 = ccsim.sweep(base, name="t", grid={"dumbbell.queue.limit": [10, 30, 50]}, seeds=1, out=tmp_path, workers=1,
+                     extract=n_queued, log=lines.append)
+    assert r2.ran == 1 and list(r2.summary("n_queued")["n"]) == [1]  # only the new run has it
+    with pytest.warns(UserWarning, match="every run is cached, so extract=n_queued was applied to none; if it is new, the 3"):
+        r3 = ccsim.sweep(base, name="t", grid={"dumbbell.queue.limit": [10, 30, 50]}, seeds=1, out=tmp_path, workers=1,
                          extract=n_queued, log=lines.append)
-    assert r2.ran == 1 and any(ln.startswith("warning: t: extract=n_queued") for ln in lines)
-    assert list(r2.summary("n_queued")["n"]) == [1]  # only the new run has it
+    assert r3.ran == 0 and lines[-2].startswith("warning: t: every run is cached")
     from ccsim.sweep import usable_cpus
 
     assert usable_cpus() == len(os.sched_getaffinity(0))

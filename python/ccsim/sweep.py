@@ -391,12 +391,13 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
         done = cat.done_ids(__version__)
         todo = [t for t in unique.values() if t.run_id not in done]
         cached = len(unique) - len(todo)
-        if spec.extract is not None and cached:
-            # The cache is keyed by the scenario alone: a cached run keeps the metrics it
-            # was stored with, and a new `extract` is not applied to it.
-            msg = (f"{spec.name}: extract={getattr(spec.extract, '__name__', 'fn')} runs on new runs only; the {cached} cached "
-                   f"run(s) in {out} keep the metrics they were stored with (another out, or an empty folder, computes it "
-                   "for every run)")
+        if not todo and spec.extract is not None:
+            # The cache is keyed by the scenario alone: a cached run keeps the metrics it was
+            # stored with. With every run cached, `extract` is applied to none: harmless when
+            # it is the function the runs were stored with, a silent no-op when it is new.
+            msg = (f"{spec.name}: every run is cached, so extract={getattr(spec.extract, '__name__', 'fn')} was applied to "
+                   f"none; if it is new, the {cached} runs in {out} do not have its metrics (another out, or an empty "
+                   "folder, computes it for every run)")
             warnings.warn(msg, UserWarning, stacklevel=2)
             say(f"warning: {msg}")
         if not todo:
