@@ -28,6 +28,27 @@ def cli():
     return ccsim_cli
 
 
+# Two CBR flows of 8 Mb/s into a 10 Mb/s bottleneck for 2 s: its queue fills and drops
+# (the default DropTail: no queue table, for tests that set one).
+OVERLOADED_DUMBBELL = """
+name = "overloaded"
+[simulation]
+duration = "2s"
+[dumbbell]
+senders = 2
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "5ms"
+[[flows]]
+kind = "cbr"
+src = "s{i}"
+dst = "d{i}"
+count = 2
+rate = "8Mbps"
+"""
+
+
 TWO_NODE = """
 name = "two-node"
 nodes = ["a", "b"]

@@ -7,7 +7,7 @@ import pytest
 
 import ccsim
 from ccsim import Scenario, ScenarioError
-from conftest import EXAMPLES, TWO_NODE
+from conftest import EXAMPLES, OVERLOADED_DUMBBELL, TWO_NODE
 
 
 def test_version():
@@ -367,31 +367,10 @@ def test_the_drops_trace_is_the_packets_traces_drops():
     """A `drops` trace logs every drop of its direction with the `packets` trace's types:
     integer flow, sequence number and size, the reason by name; row for row the packets
     trace's `d` events."""
-    text = """
-name = "drops"
-[simulation]
-duration = "2s"
-[dumbbell]
-senders = 2
-access_rate = "100Mbps"
-access_delay = "1ms"
-bottleneck_rate = "10Mbps"
-bottleneck_delay = "5ms"
-queue = { kind = "droptail", limit = 10 }
-[[flows]]
-kind = "cbr"
-src = "s{i}"
-dst = "d{i}"
-count = 2
-rate = "7Mbps"
-[[traces]]
-kind = "drops"
-link = "bottleneck"
-[[traces]]
-kind = "packets"
-link = "bottleneck"
-"""
-    res = ccsim.run(ccsim.loads(text))
+    d = ccsim.loads(OVERLOADED_DUMBBELL)
+    d["dumbbell"]["queue"] = {"kind": "droptail", "limit": 10}
+    d["traces"] = [{"kind": "drops", "link": "bottleneck"}, {"kind": "packets", "link": "bottleneck"}]
+    res = ccsim.run(d)
     d = res.series("drops:r0->r1")
     p = res.series("packets:r0->r1")
     p = p[p["event"] == "d"].reset_index(drop=True)

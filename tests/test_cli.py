@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import EXAMPLES, TWO_NODE
+from conftest import EXAMPLES, OVERLOADED_DUMBBELL, TWO_NODE
 
 
 def htsim_runner():
@@ -84,30 +84,7 @@ def test_set_a_default_queues_limit_and_warnings_once(cli, tmp_path):
     DropTail's limit (a queue table without `kind` is a DropTail); each warning of a run is
     printed once, as `warning: ...`, not also as a Python warning."""
     sc = tmp_path / "d.toml"
-    sc.write_text("""
-name = "d"
-[simulation]
-duration = "2s"
-[dumbbell]
-senders = 2
-access_rate = "100Mbps"
-access_delay = "1ms"
-bottleneck_rate = "10Mbps"
-bottleneck_delay = "20ms"
-[[flows]]
-kind = "cbr"
-src = "s{i}"
-dst = "d{i}"
-count = 2
-rate = "8Mbps"
-[[flows]]
-name = "late"
-kind = "cbr"
-src = "s0"
-dst = "d0"
-rate = "1Mbps"
-start = "5s"
-""")
+    sc.write_text(OVERLOADED_DUMBBELL + '[[flows]]\nname = "late"\nkind = "cbr"\nsrc = "s0"\ndst = "d0"\nrate = "1Mbps"\nstart = "5s"\n')
     r = cli("run", sc, "--out", tmp_path / "o", "-q", "--set", "dumbbell.queue.limit=7")
     assert r.returncode == 0, r.stderr
     rows = pq.read_table(tmp_path / "o" / "queues.parquet").to_pylist()

@@ -108,9 +108,12 @@ def test_typos_and_stale_extracts_are_said_not_silent(tmp_path, cli):
         r3 = ccsim.sweep(base, name="t", grid={"dumbbell.queue.limit": [10, 30, 50]}, seeds=1, out=tmp_path, workers=1,
                          extract=n_queued, log=lines.append)
     assert r3.ran == 0 and lines[-2].startswith("warning: t: every run is cached")
-    from ccsim.sweep import usable_cpus
-
-    assert usable_cpus() == len(os.sched_getaffinity(0))
+    # A process allowed one core (as `taskset -c 0` or a one-core Slurm job) gets one worker.
+    one = subprocess.run([sys.executable, "-c", "import os, ccsim; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+                          f"b = ccsim.load({str(EXAMPLES / 'dumbbell_cbr.toml')!r}); b['simulation']['duration'] = '2s'; "
+                          f"ccsim.sweep(b, name='one', seeds=2, out={str(tmp_path / 'one')!r}, log=print)"],
+                         capture_output=True, text=True, check=True)
+    assert "to run on 1 local worker(s)" in one.stdout, one.stdout
     sweep_file = tmp_path / "s.toml"
     sweep_file.write_text('name = "t"\nbase = "%s"\n[grid]\n"dumbbell.queue.limit" = [10, 30]\n' % (EXAMPLES / "dumbbell_cbr.toml"))
     out = cli("sweep", sweep_file, "--out", tmp_path / "cli", "-q", "-w", "1", "-m", "bogus.metric")
