@@ -43,6 +43,9 @@ def test_builder_matches_toml_and_validates():
     assert list(q.columns[:3]) == ["time", "len_pkts", "len_bytes"]
     assert "red_avg" in q.columns
     assert len(q) == 301
+    # Rates and delays by name only: two rates given by position are easily swapped.
+    with pytest.raises(TypeError, match="positional"):
+        Scenario("x").dumbbell(2, "100Mbps", "10Mbps", "10ms", "1ms")
     thr = res.series("flow:flow0-0")["throughput_bps"]
     # 12 Mb/s offered into 10 Mb/s: each flow gets about 5 Mb/s.
     assert thr.iloc[5:].mean() == pytest.approx(5e6, rel=0.1)

@@ -1,5 +1,6 @@
 """Sweeps: caching, resuming after a real kill, failures, Dask, reports."""
 
+import datetime
 import json
 import os
 import signal
@@ -130,6 +131,41 @@ def test_typos_and_stale_extracts_are_said_not_silent(tmp_path, cli):
         holder.wait()
 
 
+def test_the_local_pool_from_piped_code_and_unguarded_scripts(tmp_path):
+    """Workers do not re-run the caller's main script unless extract= is defined there:
+    code piped to `python -` and scripts without a `__main__` guard can use the pool; an
+    extract= the workers could not get is refused before any run, and an unguarded script
+    defining its extract= fails saying why (before: a multiprocessing traceback)."""
+    head = (f"import ccsim\nb = ccsim.load({str(EXAMPLES / 'dumbbell_cbr.toml')!r})\n"
+            "b['simulation']['duration'] = '2s'\ndef ex(res):\n    return {'n_flows': len(res.flows)}\n")
+
+    def sweep_call(out, extract):
+        return (f"r = ccsim.sweep(b, name='p', grid={{'dumbbell.queue.limit': [10, 20]}}, out={str(tmp_path / out)!r}, "
+                f"workers=2, extract={extract})\nprint('ran', r.ran, r.failed, sorted(r.metrics().columns))\n")
+
+    def python(code, script=None):
+        if script is None:
+            return subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True, timeout=300)
+        (tmp_path / script).write_text(code)
+        return subprocess.run([sys.executable, str(tmp_path / script)], capture_output=True, text=True, timeout=300)
+
+    piped = python(head + sweep_call("piped", None))
+    assert piped.returncode == 0 and "ran 2 0" in piped.stdout, piped.stderr
+    unguarded = python(head + sweep_call("unguarded", None), "unguarded.py")
+    assert unguarded.returncode == 0 and "ran 2 0" in unguarded.stdout, unguarded.stderr
+    guarded = python(head + "if __name__ == '__main__':\n" + "".join("    " + line + "\n" for line in
+                                                                  sweep_call("guarded", "ex").splitlines()), "guarded.py")
+    assert guarded.returncode == 0 and "ran 2 0" in guarded.stdout and "'n_flows'" in guarded.stdout, guarded.stderr
+    bad = python(head + sweep_call("bad", "ex"), "bad.py")
+    assert bad.returncode == 1 and 'guard the sweep with `if __name__ == "__main__":`' in bad.stderr, bad.stderr
+    assert "RuntimeError: a sweep worker process ended abruptly" in bad.stderr
+    piped_ex = python(head + sweep_call("piped_ex", "ex"))
+    assert "ScenarioError: extract: ex is defined in code that worker processes cannot import" in piped_ex.stderr
+    lam = python(head + sweep_call("lam", "lambda r: {}"))
+    assert "ScenarioError: extract: must be a function defined at the top level" in lam.stderr
+    assert not (tmp_path / "piped_ex").exists() and not (tmp_path / "lam").exists()
+
+
 def test_a_redefined_sweep_reports_only_its_own_runs(tmp_path):
     """A sweep re-run under the same name with another base keeps the earlier runs in the
     catalog (cached for their own definition) but summarises only its own."""
@@ -179,6 +215,12 @@ def test_a_failing_run_is_recorded_and_the_rest_completes(tmp_path):
     assert sorted(runs["status"]) == ["failed", "ok", "ok"]
     bad = runs[runs["status"] == "failed"].iloc[0]
     assert "deliberate failure" in bad["error"] and json.loads(bad["params"])["dumbbell.queue.limit"] == 10
+    # Every column of the runs table; finished_at in UTC whatever the local time zone.
+    assert list(runs.columns) == ["run_id", "version", "sweep", "point", "params", "seed", "status", "error",
+                                  "wall_s", "events", "sim_time_s", "finished_at"]
+    assert json.loads(bad["point"]) == json.loads(bad["params"])
+    age = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - runs["finished_at"].max()
+    assert datetime.timedelta(0) <= age < datetime.timedelta(minutes=10), age
     # A rerun retries only the failed run (and fails it again).
     again = ccsim.sweep(spec, out=tmp_path / "out", workers=1)
     assert (again.cached, again.ran, again.failed) == (2, 1, 1)

@@ -14,6 +14,7 @@ their results), each run in one transaction, after its Parquet files are in plac
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import math
@@ -145,10 +146,12 @@ class Catalog:
                 self.con.execute("DELETE FROM runs WHERE run_id = ? AND version = ?", [run_id, version])
                 self.con.execute("DELETE FROM metrics WHERE run_id = ? AND version = ?", [run_id, version])
             self.con.execute(
-                "INSERT INTO runs (run_id, version, sweep, point, params, seed, status, error, wall_s, events, sim_time_s) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (run_id, version, sweep, point, params, seed, status, error, wall_s, events, sim_time_s, "
+                "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [run_id, version, sweep, point_key(params), canonical_json(params), int(seed), status, error,
-                 meta.get("wall_s"), meta.get("events"), meta.get("sim_time_s")],
+                 meta.get("wall_s"), meta.get("events"), meta.get("sim_time_s"),
+                 # UTC (the column's default would be the session's local time zone).
+                 datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)],
             )
             if rows:
                 # One Arrow batch instead of a statement per row (executemany is ~0.1 ms per row).
@@ -174,7 +177,11 @@ class Catalog:
 
     # Reading ----------------------------------------------------------------------------
     def runs(self, sweep: str | None = None) -> pd.DataFrame:
-        q = "SELECT run_id, version, sweep, params, seed, status, error, wall_s, events, sim_time_s FROM runs"
+        """Every run (of `sweep` when given), one row each with the runs table's columns:
+        `point` is the parameter point's key (params without the seed), `finished_at` the
+        UTC time the run was recorded."""
+        q = ("SELECT run_id, version, sweep, point, params, seed, status, error, wall_s, events, sim_time_s, "
+             "finished_at FROM runs")
         args: list = []
         if sweep is not None:
             q += " WHERE sweep = ?"

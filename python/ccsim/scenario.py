@@ -308,8 +308,10 @@ class Scenario:
         self.data.setdefault("links", []).append(entry)
         return self
 
-    def dumbbell(self, senders: int, access_rate: Any, bottleneck_rate: Any, bottleneck_delay: Any,
+    def dumbbell(self, senders: int, *, access_rate: Any, bottleneck_rate: Any, bottleneck_delay: Any,
                  access_delay: Any = None, **extra: Any) -> "Scenario":
+        """The `[dumbbell]` table (docs/scenario.md): rates and delays by name only, since
+        two rates and two delays given by position are easily swapped unnoticed."""
         d = {"senders": senders, "access_rate": access_rate, "bottleneck_rate": bottleneck_rate,
              "bottleneck_delay": bottleneck_delay, **extra}
         if access_delay is not None:

@@ -20,6 +20,7 @@ import io
 import itertools
 import json
 import os
+import sys
 import time
 import traceback
 import warnings
@@ -252,8 +253,9 @@ class SweepResult:
             return r[r["run_id"].isin(self.run_ids)]
 
 
-def _local_results(tasks: list[Task], workers: int):
+def _local_results(tasks: list[Task], workers: int, main=None):
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
     from multiprocessing import get_context
 
     if workers == 1:
@@ -264,23 +266,82 @@ def _local_results(tasks: list[Task], workers: int):
     # is cheap and safe (no threads of this process are inherited).
     ctx = get_context("forkserver")
     ctx.set_forkserver_preload(["ccsim.sweep"])
+    main = main or _main_for_workers(tasks[0].extract if tasks else None)
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         pending = set()
         it = iter(tasks)
+
+        def submit(t: Task) -> None:
+            # Workers start inside submit(); what they are told to import as __main__ is
+            # decided then.
+            with main:
+                pending.add(pool.submit(execute, t))
+
         try:
             for t in itertools.islice(it, workers * 2):
-                pending.add(pool.submit(execute, t))
+                submit(t)
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
-                    yield fut.result()
+                    try:
+                        yield fut.result()
+                    except BrokenProcessPool as e:
+                        raise RuntimeError(
+                            "a sweep worker process ended abruptly (killed, out of memory, or it failed while "
+                            "starting: a script whose extract= function is defined in it is re-run by each "
+                            "worker and must guard its sweep with `if __name__ == \"__main__\":`); "
+                            "see the worker's error above") from e
                     nxt = next(it, None)
                     if nxt is not None:
-                        pending.add(pool.submit(execute, nxt))
+                        submit(nxt)
         except BaseException:
             for fut in pending:
                 fut.cancel()
             raise
+
+
+class _HiddenMain:
+    """While active, `sys.modules["__main__"]` is an empty module, so that worker processes
+    started then do not re-run the caller's main script (multiprocessing re-runs it to find
+    functions defined there): code piped to `python -` cannot be re-run at all, and a
+    script without an `if __name__ == "__main__":` guard would start its sweep again in
+    every worker. The runs need nothing from `__main__` unless `extract` is defined there."""
+
+    def __enter__(self):
+        import types
+
+        self.saved = sys.modules.get("__main__")
+        sys.modules["__main__"] = types.ModuleType("__main__")
+
+    def __exit__(self, *exc):
+        sys.modules["__main__"] = self.saved
+
+
+def _main_for_workers(extract: Callable | None):
+    """What worker processes get as `__main__` while they start: nothing, unless `extract`
+    is a function of the main script (then the script, as multiprocessing does; it must
+    be a file). An `extract` workers cannot receive is a ScenarioError before any run."""
+    import contextlib
+    import pickle
+
+    if extract is None:
+        return _HiddenMain()
+    try:
+        pickle.dumps(extract)
+    except Exception as e:
+        raise ScenarioError([("extract", f"must be a function defined at the top level of a module or script, so "
+                                         f"that worker processes can receive it ({type(e).__name__}: {e}); or "
+                                         f"run with workers=1")]) from None
+    if getattr(extract, "__module__", None) != "__main__":
+        return _HiddenMain()
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    name = getattr(getattr(main, "__spec__", None), "name", None)
+    if name is None and (path is None or not os.path.isfile(path)):
+        raise ScenarioError([("extract", f"{extract.__name__} is defined in code that worker processes cannot "
+                                         f"import (typed or piped to Python, or a notebook cell: not a file); define it in a "
+                                         f"module or script file, or run with workers=1")])
+    return contextlib.nullcontext()
 
 
 def check_points(tasks: list["Task"]) -> None:
@@ -367,6 +428,14 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
 
     `progress` shows a progress bar (runs done, failed, cached, ETA); `log` receives one
     line per event (start, each finished run when there is no bar, failures, the end)."""
+    from multiprocessing import current_process
+
+    if getattr(current_process(), "_inheriting", False):
+        # A worker re-running the caller's script (its extract= is defined there) reached
+        # the script's sweep: without this, it would open the catalog the caller holds.
+        raise RuntimeError("ccsim.sweep() called while a worker process was starting: the script defines its "
+                           "extract= function and runs its sweep at the top level; guard the sweep with "
+                           "`if __name__ == \"__main__\":`")
     if isinstance(base, SweepSpec):
         spec = base
     else:
@@ -386,6 +455,9 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
         unique.setdefault(t.run_id, t)
     say = log or (lambda s: None)
     first = next((t.scenario for t in tasks if t.error is None), None)
+    # An extract= the local pool's workers could not receive is refused before anything
+    # (the catalog included) is made.
+    main = _main_for_workers(spec.extract) if not dask and workers > 1 else None
     t0 = time.perf_counter()
     with Catalog(out) as cat:
         done = cat.done_ids(__version__)
@@ -409,7 +481,7 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
         if not dask:
             for t in todo:
                 t.out = str(out)
-        results = _dask_results(todo, dask, workers) if dask else _local_results(todo, workers)
+        results = _dask_results(todo, dask, workers) if dask else _local_results(todo, workers, main)
         ran = failed = 0
         engine = overhead = 0.0
         bar = _progress(len(unique), cached) if progress else None
