@@ -138,6 +138,13 @@ def test_mcs_copies_every_frame_to_every_receiver():
     assert m["acks_absorbed"] >= 2 * m["acks_forwarded"] - 10
 
 
+def test_mcs_parameters_are_in_si_units():
+    """`params()` writes times in seconds, as a scenario takes them (resend_interval was
+    written in nanoseconds: 1000000, which read back is 10⁶ s)."""
+    (m,) = [e for e in ccsim.params(mcs_scenario("tail", buf=100000))["elements"] if e["kind"] == "mcs"]
+    assert m["params"]["resend_interval"] == 0.001 and m["params"]["common_buffer"] == 40960
+
+
 def test_ack_all_forwards_every_receivers_ack():
     m = mcs_row(ccsim.run(mcs_scenario("tail", buf=100000, ack="all")))
     assert m["acks_absorbed"] == 0 and m["acks_forwarded"] > 2.5 * m["frames_received"]

@@ -150,6 +150,11 @@ def test_rio_drops_out_before_in():
     ('meter = "out"\ngreen = "AF99"', "elements[0].green"),
     ('meter = "tsw2cm"\nrate = "1Mbps"\nstrict = true', "elements[0].strict"),
     ('meter = "out"\ninitial_tokens = 100', "elements[0].initial_tokens"),
+    # A field the meter does not read is refused (before: silently ignored).
+    ('meter = "tsw3cm"\nrate = "1Mbps"\npeak_rate = "2Mbps"\nwindow = "2s"', "elements[0].window: applies to meter = \"tsw2cm\" only"),
+    ('meter = "token_bucket"\nrate = "1Mbps"\ndepth = 1000\ncolor_aware = true', "elements[0].color_aware"),
+    ('meter = "tsw2cm"\nrate = "1Mbps"\npeak_rate = "2Mbps"', "elements[0].peak_rate"),
+    ('meter = "tsw2cm"\nrate = "1Mbps"\ndepth = 1000', "elements[0].depth"),
 ])
 def test_marker_errors_name_the_field(tmp_path, cli, marker, field):
     p = tmp_path / "s.toml"

@@ -216,6 +216,19 @@ def test_packets_trace_agrees_with_counters_and_pcap(tmp_path):
     assert t_rcv - t_dep == pytest.approx(1040 * 8 / 10e6 + 0.020, abs=1e-9)
 
 
+def test_the_ns2_window_counts_segments_whatever_the_mss():
+    """ns-2's `window_` is in packets: `mss = 1460` alone keeps 20 segments (it was 20 000
+    bytes, 13.7 segments, and an initial ssthresh of 13)."""
+    flows = [{"kind": "tcp", "src": "s0", "dst": "d0", **extra}
+             for extra in ({"mss": 1460}, {"mss": 1460, "window": 10}, {}, {"mss": 1460, "profile": "linux"})]
+    s = {"name": "w", "simulation": {"duration": "1s"}, "flows": flows,
+         "dumbbell": {"senders": 1, "access_rate": "100Mbps", "access_delay": "1ms", "bottleneck_rate": "10Mbps",
+                      "bottleneck_delay": "10ms"}}
+    got = [(f["params"]["window"], f["params"]["initial_ssthresh"]) for f in ccsim.params(s)["flows"]]
+    assert got[:3] == [(20.0, 20.0), (10.0, 10.0), (20.0, 20.0)]
+    assert got[3][0] == pytest.approx(2**30 / 1460)  # linux: a byte window (1 GiB)
+
+
 def test_limited_transmit_sends_one_segment_on_each_early_duplicate_ack():
     """ns-2's singledup_ (RFC 3042): the first two duplicate ACKs each release one new
     segment; without it nothing leaves until the fast retransmit."""

@@ -57,6 +57,7 @@ pub struct McsConfig {
     /// Cells below which a port has room again for re-sends (default: `spd_threshold`).
     pub resend_below: usize,
     pub local_repair: bool,
+    #[serde(serialize_with = "crate::config::ser::secs")]
     pub resend_interval: Time,
     pub llc: bool,
 }
@@ -91,7 +92,7 @@ impl ElementConfig for McsConfig {
     }
 }
 
-/// Scenario: `{ kind = "mcs", common_buffer = "40KB", ack = "min" | "all", spd = false,
+/// Scenario: `{ kind = "mcs", common_buffer = "40KiB", ack = "min" | "all", spd = false,
 /// spd_threshold (cells, required with spd), resend = spd, resend_below = spd_threshold,
 /// local_repair = resend,
 /// resend_interval = "1ms", llc = false }`.

@@ -263,8 +263,16 @@ pub fn parse(obj: Option<&mut Obj>, errs: &mut Errors) -> Option<Arc<dyn CcConfi
         c.hystart = o.boolean("hystart", errs).unwrap_or(c.hystart);
         let h = &mut c.hystart_params;
         h.low_window = o.float("hystart_low_window", 2.0, 1e9, errs).unwrap_or(h.low_window);
-        h.ack_delta = o.float("hystart_ack_delta", 0.0, 1.0, errs).unwrap_or(h.ack_delta);
-        h.ack_delay = o.float("hystart_ack_delay", 0.0, 1.0, errs).unwrap_or(h.ack_delay);
+        // Times ("2ms", or seconds), at most 1 s.
+        for (key, field) in [("hystart_ack_delta", &mut h.ack_delta), ("hystart_ack_delay", &mut h.ack_delay)] {
+            if let Some(ns) = o.time(key, errs) {
+                if ns > crate::units::SEC {
+                    errs.add(o.at(key), format!("must be at most 1 s, got {} s", ns as f64 / 1e9));
+                } else {
+                    *field = ns as f64 / 1e9;
+                }
+            }
+        }
         version?;
     }
     Some(Arc::new(c))
@@ -361,6 +369,19 @@ mod tests {
             }
             assert_eq!(c.ssthresh() < 1e9, ends, "{:?}", cfg.version);
         }
+    }
+
+    #[test]
+    fn hystart_times_take_units() {
+        let mut errs = Errors::default();
+        let v = serde_json::json!({ "hystart_ack_delta": "3ms", "hystart_ack_delay": 0.0005 });
+        let mut o = Obj::new(&v, "cc_params", &mut errs).unwrap();
+        let p = parse(Some(&mut o), &mut errs).unwrap().params();
+        assert_eq!((p["hystart_params"]["ack_delta"].as_f64(), p["hystart_params"]["ack_delay"].as_f64()), (Some(0.003), Some(0.0005)));
+        let v = serde_json::json!({ "hystart_ack_delta": "2s" });
+        let mut o = Obj::new(&v, "cc_params", &mut errs).unwrap();
+        parse(Some(&mut o), &mut errs);
+        assert!(format!("{errs:?}").contains("must be at most 1 s, got 2 s"), "{errs:?}");
     }
 
     fn parse_v21() -> CubicConfig {

@@ -289,6 +289,12 @@ pub fn parse(obj: Option<&mut Obj>, errs: &mut Errors) -> Option<Arc<dyn CcConfi
         c.high_decrease = o.float("high_decrease", 1e-3, 0.5, errs).unwrap_or(c.high_decrease);
         c.max_ssthresh = o.float("max_ssthresh", 0.0, 1e12, errs).unwrap_or(c.max_ssthresh);
         c.rounded_p = o.boolean("rounded_p", errs).unwrap_or(c.rounded_p);
+        // The variant first: low_p(), checked below, depends on it.
+        c.variant = match variant? {
+            "ns2" => Variant::Ns2,
+            "linux" => Variant::Linux,
+            _ => Variant::Rfc,
+        };
         if c.high_window <= c.low_window {
             errs.add(o.at("high_window"), format!("must be greater than low_window ({})", c.low_window));
             return None;
@@ -301,11 +307,6 @@ pub fn parse(obj: Option<&mut Obj>, errs: &mut Errors) -> Option<Arc<dyn CcConfi
             errs.add(o.at("rounded_p"), "applies to variant = \"rfc\" only (the RFC's printed p(w))");
             return None;
         }
-        c.variant = match variant? {
-            "ns2" => Variant::Ns2,
-            "linux" => Variant::Linux,
-            _ => Variant::Rfc,
-        };
     }
     Some(Arc::new(c))
 }
@@ -409,5 +410,20 @@ mod tests {
         h.on_ack(&AckInfo { acked_segs: 1.0, ..Default::default() });
         // K = floor(300 / 50) = 6.
         assert!((h.cwnd() - (300.0 + 1.0 / 6.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn high_p_is_checked_against_the_variants_low_p() {
+        use crate::config::{Errors, Obj};
+        let check = |v: serde_json::Value| {
+            let mut errs = Errors::default();
+            let mut o = Obj::new(&v, "cc_params", &mut errs).unwrap();
+            parse(Some(&mut o), &mut errs).is_some()
+        };
+        // ns-2's low_p at low_window 100 is 1.5e-4: a high_p of 5e-4 lies above it (the
+        // RFC's low_p, 1e-3, would have let it through before the variant was known).
+        assert!(!check(serde_json::json!({ "variant": "ns2", "low_window": 100, "high_p": 5e-4 })));
+        assert!(check(serde_json::json!({ "variant": "ns2", "low_window": 100, "high_p": 1e-7 })));
+        assert!(check(serde_json::json!({ "variant": "rfc", "low_window": 100, "high_p": 5e-4 })));
     }
 }

@@ -139,9 +139,25 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
             ok = false;
         }
     }
-    if initial_tokens.is_some() && !matches!(meter, "token_bucket" | "data_buffer") {
-        errs.add(o.at("initial_tokens"), "applies to meter = \"token_bucket\" or \"data_buffer\" only");
-        ok = false;
+    // A field the meter does not read is refused, not silently ignored.
+    const APPLIES: [(&str, &[&str]); 10] = [
+        ("depth", &["token_bucket", "data_buffer", "srtcm", "trtcm"]),
+        ("burst", &["token_bucket", "data_buffer", "srtcm", "trtcm"]),
+        ("rtt", &["token_bucket", "data_buffer", "srtcm", "trtcm"]),
+        ("buffer", &["data_buffer"]),
+        ("peak_rate", &["tsw3cm", "trtcm"]),
+        ("peak_burst", &["trtcm"]),
+        ("excess_burst", &["srtcm"]),
+        ("window", &["tsw2cm"]),
+        ("color_aware", &["srtcm", "trtcm"]),
+        ("initial_tokens", &["token_bucket", "data_buffer"]),
+    ];
+    for (field, meters) in APPLIES {
+        if o.has(field) && !meters.contains(&meter) {
+            let names: Vec<String> = meters.iter().map(|m| format!("\"{m}\"")).collect();
+            errs.add(o.at(field), format!("applies to meter = {} only", names.join(" or ")));
+            ok = false;
+        }
     }
     if strict && meter != "token_bucket" {
         errs.add(o.at("strict"), "applies to meter = \"token_bucket\" only");

@@ -55,6 +55,9 @@ impl Recovery {
     }
 }
 
+/// ns-2's `window_` (segments), the ns2 profile's advertised window.
+const NS2_WINDOW: u64 = 20;
+
 /// Everything a TCP endpoint needs, resolved from profile + overrides.
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
@@ -186,7 +189,7 @@ impl TcpConfig {
         TcpConfig {
             mss: 1000,
             timestamps: false,
-            window_bytes: 20 * 1000,
+            window_bytes: NS2_WINDOW * 1000,
             data_headers: true,
             integer_ssthresh: true,
             exit_ack_grows: true,
@@ -444,6 +447,9 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     }
     if let Some(w) = window {
         c.window_bytes = (w * c.mss as f64).round() as u64;
+    } else if profile == "ns2" {
+        // ns-2's `window_` counts packets whatever `packetSize_` is.
+        c.window_bytes = NS2_WINDOW * c.mss as u64;
     }
     if profile == "ns2" && initial_ssthresh.is_none() {
         // ns-2's TcpAgent::reset: ssthresh_ = int(wnd_).
