@@ -115,6 +115,28 @@ def test_tshark_reads_and_analyses_the_capture(tmp_path):
     assert tshark("-r", acks, "-c", "1", "-Y", "tcp.options.timestamp.tsval", "-T", "fields", "-e", "tcp.len") == ["0"]
 
 
+def test_pcap_of_payload_only_segments_and_a_scaled_window(tmp_path):
+    """`headers = false` (the model charges the payload alone) still captures each segment
+    with its headers: the IP length was the payload, so Wireshark saw 960-byte segments
+    advancing the sequence by 1000 and flagged thousands as lost. A window above 64 KiB
+    is announced with window scaling, so Wireshark's window is the receiver's."""
+    d = ccsim.loads(PCAP_SCENARIO.replace("PROFILE", "ns2"))
+    d["flows"][0].update(headers=False, window=1000)
+    res = ccsim.run(d, pcap_dir=tmp_path)
+    f = res.flows.iloc[0]
+    merged = tmp_path / "both.pcap"
+    subprocess.run([shutil.which("mergecap"), "-w", merged, res.files["s0->r0"], res.files["r1->r0"]], check=True)
+    lens = tshark("-r", res.files["s0->r0"], "-Y", "tcp.len > 0", "-T", "fields", "-e", "tcp.len")
+    assert len(lens) == f["sent_pkts"] - 1 and set(lens) == {"1000"}
+    assert tshark("-r", merged, "-Y", "tcp.analysis.lost_segment || tcp.analysis.ack_lost_segment") == []
+    flagged = tshark("-r", res.files["s0->r0"], "-Y", "tcp.analysis.retransmission || tcp.analysis.out_of_order",
+                     "-T", "fields", "-e", "frame.number")
+    assert len(flagged) == f["retransmitted_pkts"] > 10
+    wins = tshark("-r", merged, "-Y", "tcp.srcport == 5201 && tcp.flags.syn == 0", "-T", "fields", "-e",
+                  "tcp.window_size")
+    assert set(wins) == {str(1000 * 1000)}
+
+
 def test_api_pcap_goes_to_a_temp_dir_and_save_copies_it(tmp_path):
     res = ccsim.run(ccsim.loads(PCAP_SCENARIO.replace("PROFILE", "ns2")))
     assert set(res.files) == {"s0->r0", "r1->r0"}

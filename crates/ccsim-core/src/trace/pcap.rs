@@ -9,6 +9,7 @@
 
 use crate::packet::{Kind, Packet};
 use crate::units::Time;
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -24,6 +25,19 @@ pub struct PcapWriter {
     buf: Vec<u8>,
     /// Addresses from here on are multicast groups.
     nodes: u32,
+    /// The window-scale shift each flow's SYN-ACK announced here: its later ACKs' window
+    /// field is scaled by it (flows without a captured SYN-ACK show the window, at most
+    /// 65 535).
+    wscale: HashMap<u32, u8>,
+}
+
+/// The window-scale shift (RFC 7323) that fits `wnd` bytes in the 16-bit field, at most 14.
+fn wscale_for(wnd: u32) -> u8 {
+    let mut s = 0;
+    while s < 14 && (wnd >> s) > 65535 {
+        s += 1;
+    }
+    s
 }
 
 fn ip_of(node: u32) -> [u8; 4] {
@@ -122,6 +136,7 @@ impl PcapWriter {
             error: None,
             buf: Vec::with_capacity(160),
             nodes,
+            wscale: HashMap::new(),
         };
         let mut hdr = Vec::with_capacity(24);
         hdr.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes());
@@ -187,9 +202,30 @@ impl PcapWriter {
             b.extend_from_slice(&ack.to_be_bytes());
             b.push(0); // data offset, patched below
             b.push(flags);
-            let wnd = if p.kind == Kind::Ack { p.wnd.min(65535) as u16 } else { 65535 };
+            // Window scaling (RFC 7323): a SYN offers shift 0, a SYN-ACK the shift its
+            // window needs; later ACKs of the flow carry the window scaled by it.
+            let shift = match p.kind {
+                Kind::Ack if syn => {
+                    let s = wscale_for(p.wnd);
+                    self.wscale.insert(p.flow, s);
+                    Some(s)
+                }
+                Kind::Control if syn => Some(0),
+                _ => None,
+            };
+            let wnd = match p.kind {
+                Kind::Ack if !syn => match self.wscale.get(&p.flow) {
+                    Some(&s) => (p.wnd >> s).min(65535) as u16,
+                    None => p.wnd.min(65535) as u16,
+                },
+                Kind::Ack => p.wnd.min(65535) as u16,
+                _ => 65535,
+            };
             b.extend_from_slice(&wnd.to_be_bytes());
             b.extend_from_slice(&[0, 0, 0, 0]);
+            if let Some(s) = shift {
+                b.extend_from_slice(&[1, 3, 3, s]);
+            }
             if ts {
                 b.extend_from_slice(&[1, 1, 8, 10]);
                 b.extend_from_slice(&((p.sent_at / 1000) as u32).to_be_bytes());
@@ -206,10 +242,13 @@ impl PcapWriter {
             }
             let hlen = b.len() - l4_start;
             b[l4_start + 12] = ((hlen / 4) as u8) << 4;
-            if (total as usize) < 20 + hlen {
-                // A size accounted without the SACK option's 4 bytes (ns-2's sink): the IP
-                // length covers the synthesized header.
-                total = (20 + hlen) as u16;
+            // The IP length is the headers written plus the payload, whatever size the model
+            // charged on the wire: a size without the SACK option's 4 bytes (ns-2's sink), or
+            // the payload alone (`headers = false`), would make the payload look shorter
+            // than the sequence numbers say.
+            let real = (20 + hlen + p.payload as usize).min(65535) as u16;
+            if real != total {
+                total = real;
                 b[ip_start + 2..ip_start + 4].copy_from_slice(&total.to_be_bytes());
                 b[ip_start + 10..ip_start + 12].fill(0);
                 let c = checksum(&b[ip_start..ip_start + 20], 0);
@@ -246,7 +285,7 @@ impl PcapWriter {
             }
         }
         let caplen = b.len() as u32;
-        let orig = 14 + p.size;
+        let orig = 14 + if tcp { u32::from(total) } else { p.size };
         let mut rec = [0u8; 16];
         rec[0..4].copy_from_slice(&((now / 1_000_000_000) as u32).to_le_bytes());
         rec[4..8].copy_from_slice(&((now % 1_000_000_000) as u32).to_le_bytes());
@@ -306,6 +345,45 @@ mod tests {
         // TCP sequence number = 1000 + 1.
         let tcp = 40 + 14 + 20;
         assert_eq!(u32::from_be_bytes(bytes[tcp + 4..tcp + 8].try_into().unwrap()), 1001);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_large_window_is_announced_by_window_scaling() {
+        let dir = std::env::temp_dir().join(format!("ccsim-pcap-test-w-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut w = PcapWriter::create(&dir.join("w.pcap"), 16).unwrap();
+        let syn_ack =
+            Packet { kind: Kind::Ack, flags: crate::packet::FLAG_SYN, wnd: 1 << 20, size: 40, src: 1, dst: 0, ..Default::default() };
+        let ack = Packet { kind: Kind::Ack, wnd: 1 << 20, ack: 1000, size: 40, src: 1, dst: 0, ..Default::default() };
+        w.record(1, 1, 0, &syn_ack);
+        w.record(2, 1, 0, &ack);
+        let bytes = std::fs::read(w.finish().unwrap()).unwrap();
+        // First record: TCP header of 24 bytes with NOP, window scale 5 (2^20 >> 5 = 32 768).
+        let tcp = 24 + 16 + 14 + 20;
+        assert_eq!(bytes[tcp + 12] >> 4, 6);
+        assert_eq!(u16::from_be_bytes([bytes[tcp + 14], bytes[tcp + 15]]), 65535); // a SYN's window is not scaled
+        assert_eq!(&bytes[tcp + 20..tcp + 24], &[1, 3, 3, 5]);
+        // Second record: the window field scaled.
+        let tcp2 = tcp + 24 + 16 + 14 + 20;
+        assert_eq!(u16::from_be_bytes([bytes[tcp2 + 14], bytes[tcp2 + 15]]), 32768);
+        assert_eq!((wscale_for(65535), wscale_for(65536), wscale_for(u32::MAX)), (0, 1, 14));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn the_ip_length_covers_headers_and_payload_whatever_the_wire_size() {
+        let dir = std::env::temp_dir().join(format!("ccsim-pcap-test-h-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut w = PcapWriter::create(&dir.join("h.pcap"), 16).unwrap();
+        // `headers = false`: the model charges the payload alone (1000 bytes on the wire).
+        let p = Packet { kind: Kind::Data, seq: 0, payload: 1000, size: 1000, src: 0, dst: 1, ..Default::default() };
+        w.record(1, 0, 1, &p);
+        let bytes = std::fs::read(w.finish().unwrap()).unwrap();
+        assert_eq!(u32::from_le_bytes(bytes[36..40].try_into().unwrap()), 14 + 1040);
+        let ip = 40 + 14;
+        assert_eq!(u16::from_be_bytes(bytes[ip + 2..ip + 4].try_into().unwrap()), 1040);
+        assert_eq!(checksum(&bytes[ip..ip + 20], 0), 0);
         std::fs::remove_dir_all(&dir).ok();
     }
 }
