@@ -6,9 +6,10 @@
 - Any other TOML block is a fragment and must say of which example, in an HTML comment
   just before it: ``<!-- fragment: examples/tcp_dumbbell.toml -->``; merged into that
   example (its tables replace the example's), it must validate.
-- Python blocks run, in order, one namespace per page, in a scratch folder where
-  ``examples/`` is the repository's; ``<!-- no-run: reason -->`` before a block skips it
-  (a Slurm cluster, say).
+- Python blocks run, in order, as one script per page (``python page.py``, as a reader
+  pasting them into a file would: worker processes of a sweep then start as they would
+  for that reader), in a scratch folder where ``examples/`` is the repository's;
+  ``<!-- no-run: reason -->`` before a block skips it (a Slurm cluster, say).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import os
 import re
 import textwrap
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,16 +78,11 @@ def test_python_snippets(page, tmp_path):
     if not blocks:
         return
     (tmp_path / "examples").symlink_to(ROOT / "examples")
-    cwd = os.getcwd()
-    namespace: dict = {}
-    try:
-        os.chdir(tmp_path)
-        for mark, body in blocks:
-            if mark.startswith("no-run"):
-                continue
-            exec(compile(body, f"{page.name} snippet", "exec"), namespace)
-    finally:
-        os.chdir(cwd)
+    script = tmp_path / f"{page.stem}_snippets.py"
+    script.write_text("\n".join(body for mark, body in blocks if not mark.startswith("no-run")), encoding="utf-8")
+    r = subprocess.run([sys.executable, script.name], cwd=tmp_path, capture_output=True, text=True, timeout=900,
+                       env={**os.environ, "MPLBACKEND": "Agg"})
+    assert r.returncode == 0, f"{page.relative_to(ROOT)}'s Python snippets failed:\n{r.stderr[-3000:]}"
 
 
 def test_every_fragment_is_marked_and_no_doc_cites_paths_outside_the_repository():

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -182,6 +183,9 @@ def test_8_out_must_be_a_results_folder(tmp_path, two_node):
         ro.mkdir()
         ro.chmod(0o555)
         _assert_clean_failure(ccsim_cli("run", two_node, "--out", ro / "x"), "--out")
+    # Folders no one may write, even root (they were an "internal error", exit 1).
+    _assert_clean_failure(ccsim_cli("run", two_node, "--out", "/sys/ccsim-test"), "cannot use /sys/")
+    _assert_clean_failure(ccsim_cli("run", two_node, "--out", "/proc/ccsim-nope/x"), "/proc/ccsim-nope")
     assert time.perf_counter() - t0 < 30
 
 
@@ -365,6 +369,22 @@ def test_11_warnings_for_a_bare_rate_and_a_late_flow(tmp_path):
     assert "starts at 5 s, at or after the end of the run" in r.stderr
     with pytest.warns(ccsim.ScenarioWarning, match="bare number"):
         ccsim.validate(ccsim.loads(text))
+
+
+def test_11_warnings_for_runs_that_would_take_hours_or_exhaust_memory(tmp_path):
+    # An open-loop source at 1 Pb/s into 10 Mb/s: 8e10 packets, each an event (it ran for
+    # minutes with no word); a generator opening 1e9 flows/s that its hosts cannot carry
+    # (memory grew without bound until the allocator aborted).
+    fast = ccsim_cli("validate", _write(tmp_path, TWO_NODE.replace('rate = "1Mbps"', 'rate = "1e15bps"')))
+    assert fast.returncode == 0 and "the open-loop flows offer about 8.3e10 packets in the run (flow 'f'" in fast.stderr
+    assert "takes 2 hours or more" in fast.stderr, fast.stderr
+    web = ccsim.load(EXAMPLES / "web_traffic.toml")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ccsim.validate(web)  # 40 flows/s of 60 KB: no warning
+    web["generators"][0]["arrivals"]["rate"] = 1e9
+    with pytest.warns(ccsim.ScenarioWarning, match=r"generator 'left-to-right' offers 4\.80e14 b/s .* 60000× what its senders' links carry .* lower arrivals.rate"):
+        ccsim.validate(web)
 
 
 def test_11_many_late_flows_give_a_few_warnings(tmp_path):

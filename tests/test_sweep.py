@@ -249,6 +249,10 @@ def test_interrupted_sweep_resumes_to_the_same_catalog(tmp_path):
         os.killpg(p.pid, sig)
         p.wait(timeout=60)
         assert p.returncode != 0
+        if sig == signal.SIGINT:
+            # Interrupted: "interrupted", exit 130, and no worker-pool thread's traceback.
+            rest = p.stderr.read()
+            assert p.returncode == 130 and "interrupted" in rest and "Traceback" not in rest, rest
         r = subprocess.run([str(exe), "sweep", str(sw), "--out", str(out), "-q", "--workers", "2"],
                            capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stderr
@@ -287,6 +291,15 @@ def test_toy_paper_report_has_every_claim_with_a_verdict(tmp_path, cli):
     assert "![Grows with the buffer.](figures/fig1.png)" in md
     assert "data:image/png;base64," in html
     assert "Table 1: Mean queue" in md
+    # The folder is the toy paper's now: another paper's reproduction is refused there (its
+    # figures would replace some of these, its report count these runs), as is a bad
+    # worker count; the same paper again is a cached rerun.
+    again = cli("reproduce", "--module", ROOT / "tests" / "toy_paper.py", "--quick", "--out", tmp_path / "rep", "-q")
+    assert again.returncode == 0 and "claims 2 hold" in again.stdout, again.stderr
+    other = cli("reproduce", "udt-rtt", "--quick", "--out", tmp_path / "rep", "-q")
+    assert other.returncode == 2 and "invalid option: --out:" in other.stderr and "another paper (toy)" in other.stderr
+    zero = cli("reproduce", "udt-rtt", "--quick", "--out", tmp_path / "z", "-q", "--workers", "0")
+    assert zero.returncode == 2 and "--workers: must be at least 1" in zero.stderr
 
 
 def test_reproduce_list_and_unimplemented(cli):

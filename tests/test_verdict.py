@@ -22,6 +22,12 @@ def test_estimate_is_a_student_t_interval():
     assert e.hi - e.mean == pytest.approx(4.302652729911275 * 1.0 / math.sqrt(3))
     assert not Estimate.of([5.0]).has_ci and not Estimate.of([]).known
     assert Estimate.of([1.0, float("nan"), 3.0]).n == 2
+    # Every seed the same (a setting drawing no random numbers): exact, and said so rather
+    # than shown as a zero-width interval (0.1 three times sums to a mean of 0.1 + 1e-17).
+    same = Estimate.of([0.1, 0.1, 0.1])
+    assert same.identical and same.mean == same.lo == same.hi == 0.1 and not e.identical
+    assert same.fmt(digits=1) == "0.1 (identical in all 3 seeds: no interval)"
+    assert above(same, 0.05) == HOLDS and below(same, 0.05) == FAILS
 
 
 def test_thresholds():

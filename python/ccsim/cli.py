@@ -59,9 +59,28 @@ def guarded(fn):
             raise typer.Exit(2)
         except KeyboardInterrupt:
             err.print("interrupted")
+            if _AS_MAIN:
+                # Everything is written and closed by now (the interrupt unwound through
+                # the catalogs' and runs' context managers). While the interpreter shuts the
+                # worker pool down, its threads may meet futures the interrupt cancelled
+                # (`InvalidStateError`) or closed pipes: nothing a user can act on, so not
+                # printed.
+                import threading
+
+                threading.excepthook = lambda args: None
+                sys.unraisablehook = lambda unraisable: None
             raise typer.Exit(130)
         except (typer.Exit, typer.Abort):
             raise
+        except OSError as e:
+            if e.filename is None:
+                err.print(f"ccsim: internal error: {type(e).__name__}: {e}", markup=False, highlight=False, soft_wrap=True)
+                raise typer.Exit(1)
+            # A folder or file the command cannot create, read or write (an --out under
+            # /sys, a read-only disk, one that is full): what and why, not a traceback.
+            err.print(f"[bold red]cannot use {escape(str(e.filename))}[/]: {escape(e.strerror or str(e))}", markup=True,
+                      highlight=False, soft_wrap=True)
+            raise typer.Exit(2)
         except Exception as e:  # noqa: BLE001 - the contract is "never a traceback"
             err.print(f"ccsim: internal error: {type(e).__name__}: {e}", markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(1)
@@ -241,6 +260,8 @@ def reproduce_cmd(
         return
     if quick and full:
         raise ScenarioError([("--full", "choose --quick or --full, not both")])
+    if workers is not None and workers < 1:
+        raise ScenarioError([("--workers", "must be at least 1")])
     mode = "full" if full else "quick"
     if module is not None:
         papers = [load_paper_file(module)]
@@ -437,8 +458,14 @@ def bench_cmd(
         os.replace(tmp, json_out)
 
 
+#: True when running as the `ccsim` command (not inside a caller's process, as tests do).
+_AS_MAIN = False
+
+
 def main() -> None:
     """Console entry point (click's usage errors exit with status 2, as invalid input)."""
+    global _AS_MAIN
+    _AS_MAIN = True
     app()
 
 

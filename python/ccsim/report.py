@@ -19,6 +19,7 @@ import pandas as pd
 from . import __version__
 from .catalog import Catalog
 from .papers import Context, Paper, tally
+from .scenario import ScenarioError
 from .sweep import sweep
 
 
@@ -51,13 +52,40 @@ def _resolved_params(sweeps: dict) -> pd.DataFrame | None:
     return df
 
 
+#: Names the paper a results folder holds (written by `reproduce`).
+MARKER = "reproduction.json"
+
+
+def _claim_folder(out: Path, paper) -> None:
+    """Makes `out` this paper's results folder, or refuses (a ScenarioError on `--out`) a
+    folder holding another paper's reproduction: its figures would be overwritten in part
+    and its catalog's runs counted in this report."""
+    marker = out / MARKER
+    other = None
+    if marker.is_file():
+        try:
+            other = json.loads(marker.read_text(encoding="utf-8")).get("paper")
+        except (OSError, ValueError, AttributeError):
+            other = "?"
+    elif (out / "report.md").is_file():
+        # A folder written before the marker existed: its report's title names the paper.
+        first = (out / "report.md").read_text(encoding="utf-8").split("\n", 1)[0]
+        other = None if first == f"# {paper.title}" else first.lstrip("# ").strip()
+    if other is not None and other != paper.id:
+        raise ScenarioError([("--out", f"{out} holds the reproduction of another paper ({other}); give a folder of "
+                                       f"its own (default: results/{paper.id}-<mode>)")])
+    out.mkdir(parents=True, exist_ok=True)
+    if not marker.is_file():
+        marker.write_text(json.dumps({"paper": paper.id}) + "\n", encoding="utf-8")
+
+
 def reproduce(paper: Paper, out: str | os.PathLike, mode: str = "quick", workers: int | None = None,
               dask: str | None = None, progress: bool = False, log: Callable[[str], None] | None = None) -> dict:
     """Runs `paper`'s experiments into `out` (cached) and writes the report. Returns
     {"report_md", "report_html", "verdicts", "sweeps"}."""
     say = log or (lambda s: None)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    _claim_folder(out, paper)
     t0 = time.perf_counter()
     sweeps = {}
     for spec in paper.experiments(mode):

@@ -463,10 +463,13 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
         done = cat.done_ids(__version__)
         todo = [t for t in unique.values() if t.run_id not in done]
         cached = len(unique) - len(todo)
-        if not todo and spec.extract is not None:
+        own = spec.extract is not None and str(getattr(spec.extract, "__module__", "")).startswith("ccsim.")
+        if not todo and spec.extract is not None and not own:
             # The cache is keyed by the scenario alone: a cached run keeps the metrics it was
             # stored with. With every run cached, `extract` is applied to none: harmless when
             # it is the function the runs were stored with, a silent no-op when it is new.
+            # (Not said of ccsim's own extracts, the papers': they ship with the version
+            # that keys the cache, so a rerun of a reproduction is silent.)
             msg = (f"{spec.name}: every run is cached, so extract={getattr(spec.extract, '__name__', 'fn')} was applied to "
                    f"none; if it is new, the {cached} runs in {out} do not have its metrics (another out, or an empty "
                    "folder, computes it for every run)")

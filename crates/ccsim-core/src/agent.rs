@@ -262,6 +262,12 @@ pub trait FlowConfig: Send + Sync + std::fmt::Debug {
     fn receiver_completes(&self) -> bool {
         false
     }
+    /// The packets an open-loop source offers in `secs` seconds whatever the network does
+    /// (validation's warning about runs that would take hours); None for self-clocked
+    /// kinds (TCP, UDT), which the network slows down.
+    fn offered_packets(&self, _secs: f64) -> Option<f64> {
+        None
+    }
 }
 
 /// Parses a flow kind's own fields (the `[[flows]]` table's other fields).

@@ -40,6 +40,10 @@ class Estimate:
     lo: float
     hi: float
     n: int
+    #: Every seed gave the same value (a setting that draws no random numbers, or whose
+    #: draws do not change this quantity): the estimate is exact for the model, and its
+    #: zero-width interval must not read as a replication that did not happen.
+    identical: bool = False
 
     @classmethod
     def of(cls, values, confidence: float = 0.95) -> Estimate:
@@ -52,6 +56,8 @@ class Estimate:
         mean = float(x.mean())
         if n < 2:
             return cls(mean, math.nan, math.nan, n)
+        if x.min() == x.max():
+            return cls(float(x[0]), float(x[0]), float(x[0]), n, True)
         half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
         return cls(mean, mean - half, mean + half, n)
 
@@ -70,7 +76,9 @@ class Estimate:
         f = f"{{:{'+' if sign else ''}.{digits}f}}"
         u = f" {unit}" if unit else ""
         s = f.format(self.mean / scale) + u
-        if self.has_ci:
+        if self.identical:
+            s += f" (identical in all {self.n} seeds: no interval)"
+        elif self.has_ci:
             s += f" (95 % CI {self.lo / scale:.{digits}f} to {self.hi / scale:.{digits}f}, {self.n} seeds)"
         else:
             s += f" ({self.n} seed{'s' if self.n != 1 else ''}, no CI)"
@@ -83,7 +91,7 @@ def geometric(values, confidence: float = 0.95) -> Estimate:
     arithmetic mean one large seed dominates)."""
     logs = [math.log(v) for v in values if v is not None and math.isfinite(v) and v > 0]
     e = Estimate.of(logs, confidence)
-    return Estimate(*(math.exp(x) if math.isfinite(x) else math.nan for x in (e.mean, e.lo, e.hi)), e.n)
+    return Estimate(*(math.exp(x) if math.isfinite(x) else math.nan for x in (e.mean, e.lo, e.hi)), e.n, e.identical)
 
 
 def per_seed(frame: pd.DataFrame, metric: str, **where) -> pd.Series:
@@ -152,7 +160,7 @@ def effect_at_least(effect: Estimate, delta: float, null: float = 0.0) -> str:
     """Claim: an effect of at least `delta` beyond `null` (0 for a difference, 1 for a
     ratio); a negative `delta` claims an effect in the other direction (at most `delta`)."""
     if delta < 0:
-        flipped = Estimate(-effect.mean, -effect.hi, -effect.lo, effect.n)
+        flipped = Estimate(-effect.mean, -effect.hi, -effect.lo, effect.n, effect.identical)
         return effect_at_least(flipped, -delta, -null)
     return _judge(effect, effect.lo > null and effect.mean >= null + delta, effect.hi < null + delta)
 

@@ -14,6 +14,7 @@ mod elements;
 mod flows;
 mod generators;
 mod names;
+mod overload;
 mod topology;
 mod traces;
 
@@ -491,6 +492,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
         for g in generators.iter().filter(|g| g.start >= d) {
             errs.warn("generators", format!("generator '{}' starts at or after the end of the run ({end} s): it opens no flow", g.name));
         }
+        overload::overload_warnings(&topo, &flows.flows, &generators, d, errs);
     }
     top.finish(errs);
     Some(Spec {

@@ -1,0 +1,80 @@
+//! Validation warnings for scenarios that ask far more of the engine than they seem to:
+//! open-loop sources offering billions of packets (each an event, even when the first queue
+//! drops it), and generators opening flows faster than their hosts' links could ever
+//! carry them (the flows cannot finish, and each open flow holds memory until the end).
+
+use super::{Arrivals, FlowSpec, GeneratorSpec};
+use crate::config::Errors;
+use crate::units::{to_secs, Time};
+
+/// Packets offered in a run above which a warning says what it will cost.
+pub const MANY_PACKETS: f64 = 1e9;
+/// Offered load, as a multiple of the source hosts' link capacity, above which a
+/// generator's flows pile up.
+pub const OVERLOAD_FACTOR: f64 = 10.0;
+
+pub(super) fn overload_warnings(
+    topo: &super::topology::Topology,
+    flows: &[FlowSpec],
+    gens: &[GeneratorSpec],
+    end: Time,
+    errs: &mut Errors,
+) {
+    let mut total = 0.0;
+    let mut largest: Option<(f64, &str)> = None;
+    for f in flows {
+        let from = f.start.min(end);
+        let until = f.stop.unwrap_or(end).min(end);
+        let secs = to_secs(until.saturating_sub(from));
+        if let Some(n) = f.app.offered_packets(secs) {
+            total += n;
+            if largest.is_none_or(|(m, _)| n > m) {
+                largest = Some((n, &f.name));
+            }
+        }
+    }
+    if total > MANY_PACKETS {
+        let (n, name) = largest.unwrap_or((total, "?"));
+        errs.warn(
+            "flows",
+            format!(
+                "the open-loop flows offer about {total:.1e} packets in the run (flow '{name}' {n:.1e}): each is an event even where \
+                 a queue drops it, so at some 10^7 packets per second this run takes {} or more; check their rates",
+                duration_words(total / 1e7)
+            ),
+        );
+    }
+    for g in gens {
+        let Arrivals::Poisson { rate } = g.arrivals else { continue };
+        let capacity: f64 = g.src.iter().map(|&n| host_capacity(topo, n)).sum();
+        let offered = rate * g.size.mean() * 8.0;
+        if capacity > 0.0 && offered > OVERLOAD_FACTOR * capacity {
+            let secs = to_secs(g.stop.unwrap_or(end).min(end).saturating_sub(g.start.min(end)));
+            let flows = (rate * secs).min(g.max_flows.map_or(f64::INFINITY, |m| m as f64));
+            errs.warn(
+                "generators",
+                format!(
+                    "generator '{}' offers {offered:.2e} b/s ({rate:.3e} flows/s of {:.3e} bytes on average), {:.0}× what its \
+                     senders' links carry ({capacity:.2e} b/s): its flows cannot finish, and each open one holds memory \
+                     (about {flows:.1e} flows in the run); lower arrivals.rate or set max_flows",
+                    g.name,
+                    g.size.mean(),
+                    offered / capacity
+                ),
+            );
+        }
+    }
+}
+
+/// The rate at which a node can send: the sum of its links' rates.
+fn host_capacity(topo: &super::topology::Topology, node: u32) -> f64 {
+    topo.links.iter().filter(|l| l.a == node || l.b == node).map(|l| l.rate_bps as f64).sum()
+}
+
+fn duration_words(secs: f64) -> String {
+    if secs >= 3600.0 {
+        format!("{:.0} hours", secs / 3600.0)
+    } else {
+        format!("{:.0} minutes", (secs / 60.0).max(1.0))
+    }
+}
