@@ -326,16 +326,23 @@ mod tests {
         assert_eq!(checksum(&h, 0), 0);
     }
 
+    /// The capture of `packets` (time, from, to, packet), as written.
+    fn capture(name: &str, packets: &[(Time, u32, u32, Packet)]) -> Vec<u8> {
+        let dir = std::env::temp_dir().join(format!("ccsim-pcap-test-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut w = PcapWriter::create(&dir.join("t.pcap"), 16).unwrap();
+        for (t, from, to, p) in packets {
+            w.record(*t, *from, *to, p);
+        }
+        let bytes = std::fs::read(w.finish().unwrap()).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        bytes
+    }
+
     #[test]
     fn writes_header_and_records() {
-        let dir = std::env::temp_dir().join(format!("ccsim-pcap-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.pcap");
-        let mut w = PcapWriter::create(&path, 16).unwrap();
         let p = Packet { kind: Kind::Data, seq: 1000, payload: 1000, size: 1040, src: 0, dst: 1, ..Default::default() };
-        w.record(1_500_000_001, 0, 1, &p);
-        let out = w.finish().unwrap();
-        let bytes = std::fs::read(out).unwrap();
+        let bytes = capture("r", &[(1_500_000_001, 0, 1, p)]);
         assert_eq!(&bytes[0..4], &0xa1b2_3c4du32.to_le_bytes());
         // Record header: 1 s + 500000001 ns, caplen 54, len 1054.
         assert_eq!(u32::from_le_bytes(bytes[24..28].try_into().unwrap()), 1);
@@ -345,20 +352,14 @@ mod tests {
         // TCP sequence number = 1000 + 1.
         let tcp = 40 + 14 + 20;
         assert_eq!(u32::from_be_bytes(bytes[tcp + 4..tcp + 8].try_into().unwrap()), 1001);
-        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
     fn a_large_window_is_announced_by_window_scaling() {
-        let dir = std::env::temp_dir().join(format!("ccsim-pcap-test-w-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut w = PcapWriter::create(&dir.join("w.pcap"), 16).unwrap();
         let syn_ack =
             Packet { kind: Kind::Ack, flags: crate::packet::FLAG_SYN, wnd: 1 << 20, size: 40, src: 1, dst: 0, ..Default::default() };
         let ack = Packet { kind: Kind::Ack, wnd: 1 << 20, ack: 1000, size: 40, src: 1, dst: 0, ..Default::default() };
-        w.record(1, 1, 0, &syn_ack);
-        w.record(2, 1, 0, &ack);
-        let bytes = std::fs::read(w.finish().unwrap()).unwrap();
+        let bytes = capture("w", &[(1, 1, 0, syn_ack), (2, 1, 0, ack)]);
         // First record: TCP header of 24 bytes with NOP, window scale 5 (2^20 >> 5 = 32 768).
         let tcp = 24 + 16 + 14 + 20;
         assert_eq!(bytes[tcp + 12] >> 4, 6);
@@ -368,22 +369,16 @@ mod tests {
         let tcp2 = tcp + 24 + 16 + 14 + 20;
         assert_eq!(u16::from_be_bytes([bytes[tcp2 + 14], bytes[tcp2 + 15]]), 32768);
         assert_eq!((wscale_for(65535), wscale_for(65536), wscale_for(u32::MAX)), (0, 1, 14));
-        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
     fn the_ip_length_covers_headers_and_payload_whatever_the_wire_size() {
-        let dir = std::env::temp_dir().join(format!("ccsim-pcap-test-h-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut w = PcapWriter::create(&dir.join("h.pcap"), 16).unwrap();
         // `headers = false`: the model charges the payload alone (1000 bytes on the wire).
         let p = Packet { kind: Kind::Data, seq: 0, payload: 1000, size: 1000, src: 0, dst: 1, ..Default::default() };
-        w.record(1, 0, 1, &p);
-        let bytes = std::fs::read(w.finish().unwrap()).unwrap();
+        let bytes = capture("h", &[(1, 0, 1, p)]);
         assert_eq!(u32::from_le_bytes(bytes[36..40].try_into().unwrap()), 14 + 1040);
         let ip = 40 + 14;
         assert_eq!(u16::from_be_bytes(bytes[ip + 2..ip + 4].try_into().unwrap()), 1040);
         assert_eq!(checksum(&bytes[ip..ip + 20], 0), 0);
-        std::fs::remove_dir_all(&dir).ok();
     }
 }
