@@ -182,7 +182,9 @@ def test_tcp_series_and_summary_columns():
 
 @pytest.mark.parametrize("field, value", [("mss", 0), ("cc", "warp"), ("recovery", "vegas"), ("min_rto", "100s"),
                                           ("sack_blocks", "oldest"), ("partial_ack_timer", "never"), ("halving", "third"),
-                                          ("recovery_max_burst", -1), ("sack_option_base", 100), ("precision_reduce", "yes")])
+                                          ("recovery_max_burst", -1), ("sack_option_base", 100), ("precision_reduce", "yes"),
+                                          # ns-2's tick is 10 ms: its clock's phase lies below it.
+                                          ("boot_time", "10ms")])
 def test_bad_tcp_parameters_exit_2(tmp_path, cli, field, value):
     p = tmp_path / "bad.toml"
     text = PCAP_SCENARIO.replace("PROFILE", "ns2").replace('profile = "ns2"', f'profile = "ns2"\n{field} = {json.dumps(value)}')
@@ -190,6 +192,13 @@ def test_bad_tcp_parameters_exit_2(tmp_path, cli, field, value):
     r = cli("validate", p)
     assert r.returncode == 2
     assert f"flows[0].{field}" in r.stderr
+
+
+def test_boot_time_belongs_to_the_ns2_estimator(tmp_path, cli):
+    p = tmp_path / "bad.toml"
+    p.write_text(PCAP_SCENARIO.replace("PROFILE", "linux").replace('profile = "linux"', 'profile = "linux"\nboot_time = "1ms"'))
+    r = cli("validate", p)
+    assert r.returncode == 2 and 'flows[0].boot_time: applies to rtt_estimator = "ns2" only' in r.stderr, r.stderr
 
 
 def test_sack1_with_prr_is_refused(tmp_path, cli):

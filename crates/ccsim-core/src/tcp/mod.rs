@@ -374,7 +374,14 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     read_bool(o, "integer_ssthresh", &mut c.integer_ssthresh, errs);
     read_bool(o, "exit_ack_grows", &mut c.exit_ack_grows, errs);
     if let Some(v) = o.time("boot_time", errs) {
-        c.boot_time = Some(v);
+        match c.rtt_mode {
+            RttMode::Ns2 { tick } if v < tick => c.boot_time = Some(v),
+            RttMode::Ns2 { tick } => errs.add(
+                o.at("boot_time"),
+                format!("must be below the tick (clock_granularity, {} s): ns-2 draws it in [0, tick)", tick as f64 / 1e9),
+            ),
+            RttMode::Rfc6298 { .. } => errs.add(o.at("boot_time"), "applies to rtt_estimator = \"ns2\" only (its tick clock's phase)"),
+        }
     }
     read_bool(o, "bug_fix", &mut c.bug_fix, errs);
     if let Some(v) = o.float("max_cwnd", 0.0, 1e9, errs) {
