@@ -155,6 +155,7 @@ def test_rio_drops_out_before_in():
     ('meter = "token_bucket"\nrate = "1Mbps"\ndepth = 1000\ncolor_aware = true', "elements[0].color_aware"),
     ('meter = "tsw2cm"\nrate = "1Mbps"\npeak_rate = "2Mbps"', "elements[0].peak_rate"),
     ('meter = "tsw2cm"\nrate = "1Mbps"\ndepth = 1000', "elements[0].depth"),
+    ('meter = "token_bucket"\nrate = "1Mbps"\ndepth = 1000\nrtt = "80ms"', "elements[0].rtt: give one of depth, burst and rtt"),
 ])
 def test_marker_errors_name_the_field(tmp_path, cli, marker, field):
     p = tmp_path / "s.toml"

@@ -162,7 +162,11 @@ def test_the_local_pool_from_piped_code_and_unguarded_scripts(tmp_path):
     piped_ex = python(head + sweep_call("piped_ex", "ex"))
     assert "ScenarioError: extract: ex is defined in code that worker processes cannot import" in piped_ex.stderr
     lam = python(head + sweep_call("lam", "lambda r: {}"))
-    assert "ScenarioError: extract: must be a function defined at the top level" in lam.stderr
+    assert "ScenarioError: extract: <lambda> cannot be sent to worker processes" in lam.stderr
+    # A partial of the script's function refers to the script too: its workers import it.
+    partial = python("import functools\n" + head + "if __name__ == '__main__':\n" + "".join(
+        "    " + line + "\n" for line in sweep_call("partial", "functools.partial(ex)").splitlines()), "partial.py")
+    assert partial.returncode == 0 and "'n_flows'" in partial.stdout, partial.stderr
     assert not (tmp_path / "piped_ex").exists() and not (tmp_path / "lam").exists()
 
 

@@ -5,6 +5,7 @@ Exit status: 0 success, 2 invalid input (message on stderr, no traceback), 1 int
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -78,9 +79,10 @@ def guarded(fn):
                 raise typer.Exit(1)
             # A folder or file the command cannot create, read or write (an --out under
             # /sys, a read-only disk, one that is full): what and why, not a traceback.
+            # Bad input exits 2; a full disk or an I/O error is not the input's fault: 1.
             err.print(f"[bold red]cannot use {escape(str(e.filename))}[/]: {escape(e.strerror or str(e))}", markup=True,
                       highlight=False, soft_wrap=True)
-            raise typer.Exit(2)
+            raise typer.Exit(1 if e.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT) else 2)
         except Exception as e:  # noqa: BLE001 - the contract is "never a traceback"
             err.print(f"ccsim: internal error: {type(e).__name__}: {e}", markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(1)
@@ -275,8 +277,12 @@ def reproduce_cmd(
         papers = [load_paper(paper)]
     log = (lambda m: err.print(m, markup=False, highlight=False))
     failed = 0
-    for p in papers:
-        target = out_dir if (out_dir and len(papers) == 1) else (out_dir or Path("results")) / f"{p.id}-{mode}"
+    targets = [out_dir if (out_dir and len(papers) == 1) else (out_dir or Path("results")) / f"{p.id}-{mode}" for p in papers]
+    from .report import claim_folder
+
+    for p, target in zip(papers, targets):
+        claim_folder(target, p)  # every folder checked before anything runs
+    for p, target in zip(papers, targets):
         r = reproduce(p, target, mode=mode, workers=workers, dask=dask, progress=not quiet, log=log)
         from .papers import tally
 

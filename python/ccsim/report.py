@@ -56,7 +56,7 @@ def _resolved_params(sweeps: dict) -> pd.DataFrame | None:
 MARKER = "reproduction.json"
 
 
-def _claim_folder(out: Path, paper) -> None:
+def claim_folder(out: Path, paper) -> None:
     """Makes `out` this paper's results folder, or refuses (a ScenarioError on `--out`) a
     folder holding another paper's reproduction: its figures would be overwritten in part
     and its catalog's runs counted in this report."""
@@ -69,8 +69,12 @@ def _claim_folder(out: Path, paper) -> None:
             other = "?"
     elif (out / "report.md").is_file():
         # A folder written before the marker existed: its report's title names the paper.
-        first = (out / "report.md").read_text(encoding="utf-8").split("\n", 1)[0]
-        other = None if first == f"# {paper.title}" else first.lstrip("# ").strip()
+        try:
+            first = (out / "report.md").read_text(encoding="utf-8", errors="replace").split("\n", 1)[0]
+        except OSError:
+            first = ""
+        if first.startswith("# ") and first != f"# {paper.title}":
+            other = first[2:].strip()
     if other is not None and other != paper.id:
         raise ScenarioError([("--out", f"{out} holds the reproduction of another paper ({other}); give a folder of "
                                        f"its own (default: results/{paper.id}-<mode>)")])
@@ -85,7 +89,7 @@ def reproduce(paper: Paper, out: str | os.PathLike, mode: str = "quick", workers
     {"report_md", "report_html", "verdicts", "sweeps"}."""
     say = log or (lambda s: None)
     out = Path(out)
-    _claim_folder(out, paper)
+    claim_folder(out, paper)
     t0 = time.perf_counter()
     sweeps = {}
     for spec in paper.experiments(mode):

@@ -21,6 +21,7 @@ import itertools
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 import warnings
@@ -297,7 +298,13 @@ def _local_results(tasks: list[Task], workers: int, main=None):
         except BaseException:
             for fut in pending:
                 fut.cancel()
+            # Stop at once (an interrupt, a failure): no waiting for queued runs, and the
+            # pool's threads are done before the caller unwinds further.
+            pool.shutdown(wait=True, cancel_futures=True)
             raise
+
+
+_MAIN_LOCK = threading.Lock()
 
 
 class _HiddenMain:
@@ -305,16 +312,23 @@ class _HiddenMain:
     started then do not re-run the caller's main script (multiprocessing re-runs it to find
     functions defined there): code piped to `python -` cannot be re-run at all, and a
     script without an `if __name__ == "__main__":` guard would start its sweep again in
-    every worker. The runs need nothing from `__main__` unless `extract` is defined there."""
+    every worker. The runs need nothing from `__main__` unless `extract` refers to it.
+    Sweeps in several threads take turns (a lock), and each restores only its own swap."""
 
     def __enter__(self):
         import types
 
+        _MAIN_LOCK.acquire()
         self.saved = sys.modules.get("__main__")
-        sys.modules["__main__"] = types.ModuleType("__main__")
+        self.empty = types.ModuleType("__main__")
+        sys.modules["__main__"] = self.empty
 
     def __exit__(self, *exc):
-        sys.modules["__main__"] = self.saved
+        try:
+            if sys.modules.get("__main__") is self.empty:
+                sys.modules["__main__"] = self.saved
+        finally:
+            _MAIN_LOCK.release()
 
 
 def _main_for_workers(extract: Callable | None):
@@ -327,18 +341,20 @@ def _main_for_workers(extract: Callable | None):
     if extract is None:
         return _HiddenMain()
     try:
-        pickle.dumps(extract)
+        pickled = pickle.dumps(extract)
     except Exception as e:
-        raise ScenarioError([("extract", f"must be a function defined at the top level of a module or script, so "
-                                         f"that worker processes can receive it ({type(e).__name__}: {e}); or "
-                                         f"run with workers=1")]) from None
-    if getattr(extract, "__module__", None) != "__main__":
+        raise ScenarioError([("extract", f"{getattr(extract, '__name__', 'the function')} cannot be sent to worker "
+                                         f"processes ({type(e).__name__}: {e}): it must be defined at the top level "
+                                         f"of an importable module or script file; or run with workers=1")]) from None
+    # A reference to the main script anywhere in it (the function itself, or one a
+    # functools.partial wraps) needs the script in the workers.
+    if b"__main__" not in pickled:
         return _HiddenMain()
     main = sys.modules.get("__main__")
     path = getattr(main, "__file__", None)
     name = getattr(getattr(main, "__spec__", None), "name", None)
     if name is None and (path is None or not os.path.isfile(path)):
-        raise ScenarioError([("extract", f"{extract.__name__} is defined in code that worker processes cannot "
+        raise ScenarioError([("extract", f"{getattr(extract, '__name__', 'it')} is defined in code that worker processes cannot "
                                          f"import (typed or piped to Python, or a notebook cell: not a file); define it in a "
                                          f"module or script file, or run with workers=1")])
     return contextlib.nullcontext()
@@ -505,6 +521,9 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
                 if bar:
                     bar.advance(r["status"] == "ok")
         finally:
+            # Closing the runs' generator shuts its worker pool down here, also when the
+            # caller stopped early (an interrupt while recording a run).
+            results.close()
             if bar:
                 bar.stop()
         wall = time.perf_counter() - t0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
+import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,10 +183,19 @@ def load_paper_file(path: str | Path) -> Paper:
     from ..scenario import ScenarioError
 
     path = Path(path)
-    spec = importlib.util.spec_from_file_location(f"ccsim_user_paper_{path.stem}", path)
+    # Imported by its own name from its folder (put on sys.path), so that functions it
+    # defines (an `extract=`) can be sent to sweep workers, which import it the same way;
+    # a name already taken (a module of the same name) is loaded under a private one.
+    name = path.stem if path.stem.isidentifier() and path.stem not in sys.modules else f"ccsim_user_paper_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None or not path.exists():
         raise ScenarioError([("--module", f"cannot load {path}")])
     mod = importlib.util.module_from_spec(spec)
+    if name == path.stem:
+        folder = str(path.resolve().parent)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        sys.modules[name] = mod
     spec.loader.exec_module(mod)
     if not isinstance(getattr(mod, "PAPER", None), Paper):
         raise ScenarioError([("--module", f"{path} defines no PAPER (an instance of ccsim.papers.Paper)")])

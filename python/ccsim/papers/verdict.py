@@ -41,8 +41,8 @@ class Estimate:
     hi: float
     n: int
     #: Every seed gave the same value (a setting that draws no random numbers, or whose
-    #: draws do not change this quantity): the estimate is exact for the model, and its
-    #: zero-width interval must not read as a replication that did not happen.
+    #: draws did not change this quantity): no interval is shown, since a zero-width one
+    #: would read as a spread measured over the seeds.
     identical: bool = False
 
     @classmethod
@@ -57,7 +57,8 @@ class Estimate:
         if n < 2:
             return cls(mean, math.nan, math.nan, n)
         if x.min() == x.max():
-            return cls(float(x[0]), float(x[0]), float(x[0]), n, True)
+            v = float(x[0]) + 0.0  # -0.0 and 0.0 alike print 0.00
+            return cls(v, v, v, n, True)
         half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
         return cls(mean, mean - half, mean + half, n)
 

@@ -153,11 +153,19 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
         ("initial_tokens", &["token_bucket", "data_buffer"]),
     ];
     for (field, meters) in APPLIES {
-        if o.has(field) && !meters.contains(&meter) {
+        // `color_aware = false` is the default: harmless with any meter (a sweep over
+        // meters may share it).
+        let default = field == "color_aware" && !color_aware;
+        if o.has(field) && !default && !meters.contains(&meter) {
             let names: Vec<String> = meters.iter().map(|m| format!("\"{m}\"")).collect();
             errs.add(o.at(field), format!("applies to meter = {} only", names.join(" or ")));
             ok = false;
         }
+    }
+    let depths: Vec<&str> = ["depth", "burst", "rtt"].into_iter().filter(|k| o.has(k)).collect();
+    if depths.len() > 1 {
+        errs.add(o.at(depths[1]), format!("give one of depth, burst and rtt (the bucket's depth), not {}", depths.join(" and ")));
+        ok = false;
     }
     if strict && meter != "token_bucket" {
         errs.add(o.at("strict"), "applies to meter = \"token_bucket\" only");
