@@ -225,6 +225,14 @@ def test_a_failing_run_is_recorded_and_the_rest_completes(tmp_path):
     assert json.loads(bad["point"]) == json.loads(bad["params"])
     age = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - runs["finished_at"].max()
     assert datetime.timedelta(0) <= age < datetime.timedelta(minutes=10), age
+    # Recorded in UTC also where the local time zone is not (the column's default was local).
+    code = (f"from ccsim.catalog import Catalog\nwith Catalog({str(tmp_path / 'tz')!r}) as c:\n"
+            "    c.record(run_id='r', version='v', sweep='s', params={}, seed=1, status='ok', error=None, meta={}, "
+            "metrics={}, tables=None)\n    print(c.runs()['finished_at'][0].isoformat())")
+    seoul = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "TZ": "Asia/Seoul"})
+    age = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - datetime.datetime.fromisoformat(seoul.stdout.strip())
+    assert datetime.timedelta(0) <= age < datetime.timedelta(minutes=10), age
     # A rerun retries only the failed run (and fails it again).
     again = ccsim.sweep(spec, out=tmp_path / "out", workers=1)
     assert (again.cached, again.ran, again.failed) == (2, 1, 1)

@@ -90,6 +90,13 @@ def guarded(fn):
     return wrapper
 
 
+def _check_workers(workers: int | None) -> None:
+    """`--workers` of `sweep` and `reproduce`: at least 1 when given (0 would silently mean
+    the default)."""
+    if workers is not None and workers < 1:
+        raise ScenarioError([("--workers", "must be at least 1")])
+
+
 def _num(v: float) -> str:
     """A table number: digit groups for large values (10,000,000 rather than 1e+07)."""
     if v != v:
@@ -206,8 +213,7 @@ def sweep_cmd(
     from .sweep import load_sweep, sweep
 
     spec = load_sweep(sweep_file)
-    if workers is not None and workers < 1:
-        raise ScenarioError([("--workers", "must be at least 1")])
+    _check_workers(workers)
     log = (lambda m: err.print(m, markup=False, highlight=False))
     res = sweep(spec, out=out_dir, workers=workers, dask=dask, progress=not quiet, log=log)
     if res.total and (res.total - res.failed) > 0:
@@ -262,8 +268,7 @@ def reproduce_cmd(
         return
     if quick and full:
         raise ScenarioError([("--full", "choose --quick or --full, not both")])
-    if workers is not None and workers < 1:
-        raise ScenarioError([("--workers", "must be at least 1")])
+    _check_workers(workers)
     mode = "full" if full else "quick"
     if module is not None:
         papers = [load_paper_file(module)]

@@ -183,8 +183,37 @@ def standard_metrics(res) -> dict[str, float]:
     return m
 
 
+#: In a pool worker: whether a run is under way (what an interrupt then stops).
+_IN_RUN = False
+
+
+def _worker_sigint(signum, frame) -> None:
+    """A pool worker's Ctrl-C (the terminal interrupts the whole process group): a run
+    under way stops as an interrupted run, whose result goes to the sweep as any other;
+    an idle worker, waiting for work the sweep will no longer send, ends at once instead
+    of printing the interrupted wait's traceback."""
+    if _IN_RUN:
+        raise KeyboardInterrupt
+    os._exit(130)
+
+
+def _worker_init() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, _worker_sigint)
+
+
 def execute(task: Task) -> dict:
     """Runs one task; never raises (a failure is a result)."""
+    global _IN_RUN
+    _IN_RUN = True
+    try:
+        return _execute(task)
+    finally:
+        _IN_RUN = False
+
+
+def _execute(task: Task) -> dict:
     from .run import run
 
     t0 = time.perf_counter()
@@ -254,7 +283,9 @@ class SweepResult:
             return r[r["run_id"].isin(self.run_ids)]
 
 
-def _local_results(tasks: list[Task], workers: int, main=None):
+def _local_results(tasks: list[Task], workers: int, main):
+    """The runs' results as they finish: in this process with one worker, else in a pool
+    whose workers start under `main` (`_main_for_workers`: what they get as `__main__`)."""
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
     from multiprocessing import get_context
@@ -267,8 +298,7 @@ def _local_results(tasks: list[Task], workers: int, main=None):
     # is cheap and safe (no threads of this process are inherited).
     ctx = get_context("forkserver")
     ctx.set_forkserver_preload(["ccsim.sweep"])
-    main = main or _main_for_workers(tasks[0].extract if tasks else None)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init) as pool:
         pending = set()
         it = iter(tasks)
 

@@ -44,9 +44,17 @@ pub(super) fn overload_warnings(
             ),
         );
     }
+    // The rate at which each node can send: the sum of its links' rates (one pass).
+    let mut node_rate = vec![0.0; topo.nodes.names.len()];
+    if gens.iter().any(|g| matches!(g.arrivals, Arrivals::Poisson { .. })) {
+        for l in &topo.links {
+            node_rate[l.a as usize] += l.rate_bps as f64;
+            node_rate[l.b as usize] += l.rate_bps as f64;
+        }
+    }
     for g in gens {
         let Arrivals::Poisson { rate } = g.arrivals else { continue };
-        let capacity: f64 = g.src.iter().map(|&n| host_capacity(topo, n)).sum();
+        let capacity: f64 = g.src.iter().map(|&n| node_rate[n as usize]).sum();
         let offered = rate * g.size.mean() * 8.0;
         let secs = to_secs(g.stop.unwrap_or(end).min(end).saturating_sub(g.start.min(end)));
         let flows = (rate * secs).min(g.max_flows.map_or(f64::INFINITY, |m| m as f64));
@@ -67,11 +75,6 @@ pub(super) fn overload_warnings(
             );
         }
     }
-}
-
-/// The rate at which a node can send: the sum of its links' rates.
-fn host_capacity(topo: &super::topology::Topology, node: u32) -> f64 {
-    topo.links.iter().filter(|l| l.a == node || l.b == node).map(|l| l.rate_bps as f64).sum()
 }
 
 fn duration_words(secs: f64) -> String {

@@ -40,6 +40,14 @@ fn wscale_for(wnd: u32) -> u8 {
     s
 }
 
+/// Rewrites an IPv4 header's total length and its checksum.
+fn set_ip_length(ip: &mut [u8], total: u16) {
+    ip[2..4].copy_from_slice(&total.to_be_bytes());
+    ip[10..12].fill(0);
+    let c = checksum(ip, 0);
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+}
+
 fn ip_of(node: u32) -> [u8; 4] {
     let n = node + 1;
     [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
@@ -249,10 +257,7 @@ impl PcapWriter {
             let real = (20 + hlen + p.payload as usize).min(65535) as u16;
             if real != total {
                 total = real;
-                b[ip_start + 2..ip_start + 4].copy_from_slice(&total.to_be_bytes());
-                b[ip_start + 10..ip_start + 12].fill(0);
-                let c = checksum(&b[ip_start..ip_start + 20], 0);
-                b[ip_start + 10..ip_start + 12].copy_from_slice(&c.to_be_bytes());
+                set_ip_length(&mut b[ip_start..ip_start + 20], total);
             }
             // Checksum over the pseudo-header and the header (the payload is zeros).
             let tcp_len = (total as u32).saturating_sub(20);
@@ -276,10 +281,7 @@ impl PcapWriter {
                 let need = (b.len() - ip_start) as u16;
                 if wire_ctrl(p) && total != need {
                     total = need;
-                    b[ip_start + 2..ip_start + 4].copy_from_slice(&total.to_be_bytes());
-                    b[ip_start + 10..ip_start + 12].fill(0);
-                    let c = checksum(&b[ip_start..ip_start + 20], 0);
-                    b[ip_start + 10..ip_start + 12].copy_from_slice(&c.to_be_bytes());
+                    set_ip_length(&mut b[ip_start..ip_start + 20], total);
                     b[l4_start + 4..l4_start + 6].copy_from_slice(&(total - 20).to_be_bytes());
                 }
             }
