@@ -150,6 +150,17 @@ def test_save_and_load_roundtrip(tmp_path):
     assert back.series("queue:r0->r1").equals(res.series("queue:r0->r1"))
 
 
+def test_save_refuses_a_file_naming_its_argument(tmp_path, cli):
+    """The Python API names its own argument `out`; the command line names `--out`."""
+    (tmp_path / "f").write_text("x")
+    res = ccsim.run(ccsim.loads(TWO_NODE))
+    with pytest.raises(ScenarioError, match=r"^out: .*/f is a file"):
+        res.save(tmp_path / "f")
+    (tmp_path / "s.toml").write_text(TWO_NODE)
+    r = cli("run", tmp_path / "s.toml", "--out", tmp_path / "f")
+    assert r.returncode == 2 and "invalid option: --out: " in r.stderr and " is a file" in r.stderr
+
+
 def test_warmup_excluded_from_counters():
     d = ccsim.loads(TWO_NODE)
     d["simulation"]["warmup"] = "0.5s"

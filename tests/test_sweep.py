@@ -168,6 +168,14 @@ def test_the_local_pool_from_piped_code_and_unguarded_scripts(tmp_path):
         "    " + line + "\n" for line in sweep_call("partial", "functools.partial(ex)").splitlines()), "partial.py")
     assert partial.returncode == 0 and "'n_flows'" in partial.stdout, partial.stderr
     assert not (tmp_path / "piped_ex").exists() and not (tmp_path / "lam").exists()
+    # Every run cached: no worker starts, so any extract= will do (it was refused before).
+    cached = python(head + sweep_call("piped", "lambda r: {}"))
+    assert cached.returncode == 0 and "ran 0 0" in cached.stdout and "every run is cached" in cached.stderr, cached.stderr
+    # A run left to do needs the workers: refused, before it runs.
+    more = python(head + sweep_call("piped", "lambda r: {}").replace("[10, 20]", "[10, 20, 30]"))
+    assert "ScenarioError: extract: <lambda> cannot be sent to worker processes" in more.stderr, more.stderr
+    with Catalog(tmp_path / "piped", read_only=True) as c:
+        assert len(c.metrics("p")) == 2
 
 
 def test_a_redefined_sweep_reports_only_its_own_runs(tmp_path):

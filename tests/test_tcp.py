@@ -5,6 +5,7 @@ import json
 import shutil
 import subprocess
 import tempfile
+from pathlib import Path
 
 import dpkt
 import pytest
@@ -113,6 +114,14 @@ def test_tshark_reads_and_analyses_the_capture(tmp_path):
     assert len(sacks) > 0
     assert len(tshark("-r", acks, "-Y", "tcp.analysis.duplicate_ack")) > 0
     assert tshark("-r", acks, "-c", "1", "-Y", "tcp.options.timestamp.tsval", "-T", "fields", "-e", "tcp.len") == ["0"]
+    # The SYN and the SYN-ACK announce the flow's MSS (its full segments' length) and SACK;
+    # tshark had noted the missing MSS.
+    mss = max(int(x) for x in tshark("-r", data, "-T", "fields", "-e", "tcp.len"))
+    for f, flags in ((data, "0x0002"), (acks, "0x0012")):
+        syn = tshark("-r", f, "-Y", "tcp.flags.syn == 1", "-T", "fields", "-e", "tcp.flags", "-e",
+                     "tcp.options.mss_val", "-e", "tcp.options.sack_perm")
+        assert [s.split("\t")[:2] for s in syn] == [[flags, str(mss)]]
+        assert syn[0].split("\t")[2] != ""
 
 
 def test_pcap_of_payload_only_segments_and_a_scaled_window(tmp_path):
@@ -137,6 +146,34 @@ def test_pcap_of_payload_only_segments_and_a_scaled_window(tmp_path):
     assert set(wins) == {str(1000 * 1000)}
 
 
+def test_a_capture_that_cannot_be_written_fails_the_run_and_names_the_folder_given(tmp_path):
+    """A full disk (here a file-size limit) loses the capture: `ccsim run` keeps the results,
+    says which capture was lost under the folder the user gave (not its staging folder)
+    and exits 1 (it had exited 0 with a warning naming `.out.partial-N`)."""
+    import resource
+    import signal
+    import sys
+
+    scen = tmp_path / "s.toml"
+    scen.write_text(PCAP_SCENARIO.replace("PROFILE", "linux"))
+    out = tmp_path / "out"
+
+    def limit():  # the capture of 10 s grows past 200 kB; every results file stays below
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+
+    exe = Path(sys.executable).with_name("ccsim")
+    r = subprocess.run([str(exe), "run", str(scen), "--out", str(out), "-q"], capture_output=True, text=True,
+                       preexec_fn=limit, timeout=300)
+    assert r.returncode == 1, r.stderr
+    assert f"error: pcap of s0->r0 not written: writing {out}/pcap/s0-r0.pcap: File too large" in r.stderr
+    assert ".partial" not in r.stderr
+    assert not list(tmp_path.glob(".out.*"))
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["pcap"] == {"r1->r0": "pcap/acks.pcap"}
+    assert sorted(p.name for p in (out / "pcap").iterdir()) == ["acks.pcap"]
+
+
 def test_api_pcap_goes_to_a_temp_dir_and_save_copies_it(tmp_path):
     res = ccsim.run(ccsim.loads(PCAP_SCENARIO.replace("PROFILE", "ns2")))
     assert set(res.files) == {"s0->r0", "r1->r0"}
@@ -150,7 +187,6 @@ def test_api_pcap_temp_dir_goes_with_its_results(tmp_path):
     """The temporary folder of a run without `pcap_dir` is removed with its results, and
     at once when the run fails; saved traces stay."""
     import gc
-    from pathlib import Path
 
     res = ccsim.run(ccsim.loads(PCAP_SCENARIO.replace("PROFILE", "ns2")))
     temp = Path(res.files["s0->r0"]).parent

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ccsim.papers import Verdict, tally
-from ccsim.papers.verdict import (FAILS, HOLDS, INCONCLUSIVE, NOT_EVALUATED, Estimate, above, all_of, any_of, below,
+from ccsim.papers.verdict import (FAILS, FRACTION, HOLDS, INCONCLUSIVE, NOT_EVALUATED, RATE, Estimate, above, all_of, any_of, below,
                                   effect_at_least, equivalent, near, paired, per_seed, ratio)
 
 
@@ -28,6 +28,18 @@ def test_estimate_is_a_student_t_interval():
     assert same.identical and same.mean == same.lo == same.hi == 0.1 and not e.identical
     assert same.fmt(digits=1) == "0.1 (identical in all 3 seeds: no interval)"
     assert above(same, 0.05) == HOLDS and below(same, 0.05) == FAILS
+
+
+def test_an_interval_stops_at_its_quantity_s_range():
+    """Two seeds' utilisations near 1 (t = 12.7 with one degree of freedom) gave an interval
+    past 100 %; a goodput near 0 one below 0. Cut at the range, the mean unchanged."""
+    u = Estimate.of([0.99, 1.0], within=FRACTION)
+    assert (u.mean, u.hi) == (pytest.approx(0.995), 1.0) and u.lo < 0.99
+    assert Estimate.of([0.99, 1.0]).hi > 1.0
+    g = Estimate.of([1e3, 9e3], within=RATE)
+    assert g.lo == 0.0 and g.hi == Estimate.of([1e3, 9e3]).hi
+    # Values outside the range: it was not the quantity's; nothing is cut.
+    assert Estimate.of([0.99, 1.01], within=FRACTION).hi > 1.01
 
 
 def test_thresholds():

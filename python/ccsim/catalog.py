@@ -106,7 +106,7 @@ class Catalog:
                     raise RuntimeError(f"{path} is open in another process (a sweep or report writing into {self.root}): "
                                        "DuckDB lets no other process read it meanwhile; wait for it to finish (each "
                                        "finished run's files are in runs/<run_id>/ already)") from None
-                raise ScenarioError([("--out", f"another process is using {path} (a sweep or report into the same folder): "
+                raise ScenarioError([("out", f"another process is using {path} (a sweep or report into the same folder): "
                                                "wait for it to finish, or give another --out")]) from None
             raise
         if not read_only:

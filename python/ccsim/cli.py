@@ -53,6 +53,9 @@ def guarded(fn):
         try:
             return fn(*args, **kwargs)
         except ScenarioError as e:
+            # The Python API's `out=` is the command line's --out.
+            if any(p == "out" for p, _ in e.errors):
+                e = ScenarioError([("--out" if p == "out" else p, m) for p, m in e.errors])
             # An error in the command line itself (an option, the paper to reproduce) is not
             # the scenario's.
             what = "invalid option" if e.errors and all(p.startswith("--") or p in ("paper", "metric") for p, _ in e.errors) else "invalid scenario"
@@ -184,19 +187,27 @@ def run_cmd(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ScenarioWarning)
             res = run(scenario, seed=seed, overrides=set_, pcap_dir=pcap_dir, per_hop_events=per_hop_events)
+        if stage is not None:
+            # Messages name the folder the user gave, not the staging folder it replaces.
+            res.meta["warnings"] = [w.replace(str(stage), str(out_dir)) for w in res.meta.get("warnings", [])]
         if out_dir is not None:
             res.save(out_dir, staging=stage)
     finally:
         if stage is not None and stage.exists():
             shutil.rmtree(stage, ignore_errors=True)
+    # A capture that could not be written (a full disk) is a lost output: the results are
+    # kept, and the exit status says that not everything asked for was written.
+    lost = [w for w in res.meta.get("warnings", []) if w.startswith("pcap of ") and " not written: " in w]
     for w in res.meta.get("warnings", []):
-        err.print(f"warning: {w}", markup=False, highlight=False, soft_wrap=True)
+        err.print(f"{'error' if w in lost else 'warning'}: {w}", markup=False, highlight=False, soft_wrap=True)
     if not quiet:
         print_summary(res)
         if res.files and out_dir is None:
             out.print("pcap written: " + ", ".join(res.files.values()), markup=False)
         if out_dir is not None:
             out.print(f"results written to {out_dir}/", markup=False)
+    if lost:
+        raise typer.Exit(1)
 
 
 @app.command("sweep")

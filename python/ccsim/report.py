@@ -76,7 +76,7 @@ def claim_folder(out: Path, paper) -> None:
         if first.startswith("# ") and first != f"# {paper.title}":
             other = first[2:].strip()
     if other is not None and other != paper.id:
-        raise ScenarioError([("--out", f"{out} holds the reproduction of another paper ({other}); give a folder of "
+        raise ScenarioError([("out", f"{out} holds the reproduction of another paper ({other}); give a folder of "
                                        f"its own (default: results/{paper.id}-<mode>)")])
     out.mkdir(parents=True, exist_ok=True)
     if not marker.is_file():

@@ -48,21 +48,21 @@ def series_filename(name: str) -> str:
 def check_out_dir(out: Path) -> None:
     """Refuses an output folder ccsim must not replace: an existing file, a folder that is
     not an earlier results folder (no ``summary.json``) and not empty, or a place it cannot
-    write. Raises ScenarioError naming ``--out``."""
+    write. Raises ScenarioError naming ``out`` (the command line shows it as ``--out``)."""
     from .scenario import ScenarioError
 
     if out.exists() and not out.is_dir():
-        raise ScenarioError([("--out", f"{out} is a file; give a folder (new, empty, or an earlier results folder)")])
+        raise ScenarioError([("out", f"{out} is a file; give a folder (new, empty, or an earlier results folder)")])
     if out.is_dir() and not (out / "summary.json").exists() and any(p for p in out.iterdir() if not p.name.startswith(".")):
-        raise ScenarioError([("--out", f"{out} holds other files and no summary.json: ccsim replaces a results folder "
+        raise ScenarioError([("out", f"{out} holds other files and no summary.json: ccsim replaces a results folder "
                                        "as a whole, so give a new or empty folder")])
     parent = out.resolve().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise ScenarioError([("--out", f"cannot create {parent}: {e.strerror}")]) from None
+        raise ScenarioError([("out", f"cannot create {parent}: {e.strerror}")]) from None
     if not os.access(parent, os.W_OK | os.X_OK) or (out.is_dir() and not os.access(out, os.W_OK | os.X_OK)):
-        raise ScenarioError([("--out", f"cannot write in {parent}")])
+        raise ScenarioError([("out", f"cannot write in {parent}")])
 
 
 def staging_dir(out: str | os.PathLike) -> Path:

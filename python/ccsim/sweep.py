@@ -502,8 +502,10 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
     say = log or (lambda s: None)
     first = next((t.scenario for t in tasks if t.error is None), None)
     # An extract= the local pool's workers could not receive is refused before anything
-    # (the catalog included) is made.
-    main = _main_for_workers(spec.extract) if not dask and workers > 1 else None
+    # (the catalog included) is made; with a catalog already there, once it is known that
+    # a run is left to do (every run cached starts no worker, so any extract will do).
+    pool = not dask and workers > 1
+    main = _main_for_workers(spec.extract) if pool and not (out / "catalog.duckdb").exists() else None
     t0 = time.perf_counter()
     with Catalog(out) as cat:
         done = cat.done_ids(__version__)
@@ -525,6 +527,8 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
             say(f"{spec.name}: all {len(unique)} runs are already in {out}/catalog.duckdb (ccsim {__version__}): nothing to run")
             return SweepResult(out, spec.name, len(unique), 0, cached, 0, time.perf_counter() - t0, first_scenario=first,
                                run_ids=list(unique))
+        if pool and main is None:
+            main = _main_for_workers(spec.extract)
         say(f"{spec.name}: {len(unique)} runs, {cached} cached, {len(todo)} to run on "
             f"{'dask ' + dask if dask else f'{workers} local worker(s)'}")
         if not dask:

@@ -18,7 +18,7 @@ from .. import plot
 from ..sweep import SweepSpec
 from . import Figure, Parameter, Paper, ReportTable, Verdict
 from . import atm_mcs_setup as S
-from .verdict import Estimate, effect_at_least, paired, per_seed
+from .verdict import RATE, Estimate, effect_at_least, paired, per_seed
 
 #: Mb/s: the smallest difference in mean effective throughput per source a claim needs
 #: (1 % of a source's fair share of an OC-3c port with 512-byte packets, 24.1 Mb/s).
@@ -129,7 +129,7 @@ class AtmMcs(Paper):
                 row = {"buffer (cells)": b}
                 for s in S.SCHEMES:
                     sw = f"b-{size}-{s}"
-                    row[f"{S.LABEL[s]}: mean"] = Estimate.of(self._series(ctx, sw, "eff_mean", b).tolist()).fmt(1e6, digits=2)
+                    row[f"{S.LABEL[s]}: mean"] = Estimate.of(self._series(ctx, sw, "eff_mean", b).tolist(), within=RATE).fmt(1e6, digits=2)
                     row[f"{S.LABEL[s]}: slowest source"] = f"{self._series(ctx, sw, 'eff_min', b).mean() / 1e6:.2f}"
                     row[f"{S.LABEL[s]}: retx/s"] = f"{self._series(ctx, sw, 'retx_per_s', b).mean():.1f}"
                 rows.append(row)
@@ -173,7 +173,7 @@ class AtmMcs(Paper):
                 sw = f"b-uni-{size}-{pol}"
                 for b in self._buffers(ctx, sw):
                     rows.append({"packets": _size_label(size), "policy": S.LABEL[pol], "buffer": b,
-                                 "goodput per flow (Mb/s)": Estimate.of(self._series(ctx, sw, "eff_mean", b).tolist()).fmt(1e6, digits=2),
+                                 "goodput per flow (Mb/s)": Estimate.of(self._series(ctx, sw, "eff_mean", b).tolist(), within=RATE).fmt(1e6, digits=2),
                                  "frames corrupted": f"{self._series(ctx, sw, 'frames_corrupted', b).mean():.0f}",
                                  "cells wasted": f"{self._series(ctx, sw, 'cells_wasted', b).mean():.0f}"})
         # Table 4 (the receivers' sensitivity) is a full-mode table: say so where it is missing.
@@ -189,7 +189,7 @@ class AtmMcs(Paper):
             for s in S.SCHEMES:
                 sw = f"b-{size}-{s}"
                 bs = self._buffers(ctx, sw)
-                es = [Estimate.of(self._series(ctx, sw, "eff_mean", b).tolist()) for b in bs]
+                es = [Estimate.of(self._series(ctx, sw, "eff_mean", b).tolist(), within=RATE) for b in bs]
                 ax.errorbar(bs, [e.mean / 1e6 for e in es], yerr=[(e.hi - e.mean) / 1e6 if e.has_ci else 0 for e in es],
                             marker="o", capsize=2, label=f"{S.LABEL[s]} (mean)")
                 ax.plot(bs, [self._series(ctx, sw, "eff_min", b).mean() / 1e6 for b in bs], ls=":", marker=".", label=f"{S.LABEL[s]} (slowest)")

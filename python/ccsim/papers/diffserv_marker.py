@@ -19,7 +19,7 @@ from .. import plot
 from ..sweep import SweepSpec
 from . import Figure, Parameter, Paper, ReportTable, Verdict
 from . import diffserv_setup as S
-from .verdict import Estimate, effect_at_least, paired, per_seed
+from .verdict import RATE, Estimate, effect_at_least, paired, per_seed
 
 #: The swept data-buffer size (every AS marker has the same).
 BUFFER = "elements[0].buffer"
@@ -117,7 +117,7 @@ class DiffservMarker(Paper):
             row = {"flow": k, "kind": "AS" if k < 6 else "BE"}
             for b, label in ((0, "token only"), (3, "data buffer 3")):
                 for kind, col, pi in (("goodput", "total", 0), ("in", "IN", 1)):
-                    e = Estimate.of(self._series(ctx, "ds-exp1", f"{kind}.{name}", b).tolist())
+                    e = Estimate.of(self._series(ctx, "ds-exp1", f"{kind}.{name}", b).tolist(), within=RATE)
                     row[f"{label}: {col} (paper)"] = PAPER_T1[k][pi + (2 if b == 3 else 0)]
                     row[f"{label}: {col}"] = e.fmt(1e6, digits=2)
             rows.append(row)
@@ -127,9 +127,9 @@ class DiffservMarker(Paper):
         out = [t1]
         rows = []
         for b in self._buffers(ctx, "ds-exp1"):
-            g = Estimate.of(self._mean_of(ctx, "ds-exp1", [f"as{i}" for i in range(6)], "goodput", b).tolist())
-            i = Estimate.of(self._mean_of(ctx, "ds-exp1", [f"as{i}" for i in range(6)], "in", b).tolist())
-            be = Estimate.of(self._mean_of(ctx, "ds-exp1", [f"be{i}" for i in range(6)], "goodput", b).tolist())
+            g = Estimate.of(self._mean_of(ctx, "ds-exp1", [f"as{i}" for i in range(6)], "goodput", b).tolist(), within=RATE)
+            i = Estimate.of(self._mean_of(ctx, "ds-exp1", [f"as{i}" for i in range(6)], "in", b).tolist(), within=RATE)
+            be = Estimate.of(self._mean_of(ctx, "ds-exp1", [f"be{i}" for i in range(6)], "goodput", b).tolist(), within=RATE)
             rows.append({"data buffer (packets)": b, "AS total": g.fmt(1e6, digits=3), "AS IN": i.fmt(1e6, digits=3), "BE total": be.fmt(1e6, digits=3)})
         out.append(ReportTable("Table 2", "Fig 5's data: mean AS-flow throughput (Mb/s) against the data-buffer size", pd.DataFrame(rows)))
         rows = []
@@ -196,7 +196,7 @@ class DiffservMarker(Paper):
         fig, ax = plot._axes()
         bs = self._buffers(ctx, "ds-exp1")
         for kind, label in (("goodput", "AS total"), ("in", "AS IN")):
-            es = [Estimate.of(self._mean_of(ctx, "ds-exp1", [f"as{i}" for i in range(6)], kind, b).tolist()) for b in bs]
+            es = [Estimate.of(self._mean_of(ctx, "ds-exp1", [f"as{i}" for i in range(6)], kind, b).tolist(), within=RATE) for b in bs]
             ax.errorbar(bs, [e.mean / 1e6 for e in es], yerr=[(e.hi - e.mean) / 1e6 if e.has_ci else 0 for e in es], marker="o", capsize=2, label=label)
         ax.axhline(1.0, color="k", lw=0.8, ls=":", label="reservation")
         plot.label(ax, "data buffer (packets)", "Mb/s", "Fig 5: AS flows against the data-buffer size")

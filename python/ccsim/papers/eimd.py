@@ -18,7 +18,7 @@ from .. import models, plot
 from ..sweep import SweepSpec
 from . import Figure, Parameter, Paper, ReportTable, Verdict
 from . import eimd_setup as S
-from .verdict import Estimate, above, all_of, effect_at_least, geometric, inside, log_ratio, near, paired, per_seed
+from .verdict import FRACTION, RATE, Estimate, above, all_of, effect_at_least, geometric, inside, log_ratio, near, paired, per_seed
 
 RATES = {"200M": 200e6, "2.5G": 2.5e9}
 PAPER_RATIO = {  # Tables 1 and 2: short-RTT / long-RTT throughput at RTT ratio 1, 3, 6
@@ -182,8 +182,8 @@ class EIMD(Paper):
         rows = []
         for rk in [*self._rates(ctx), "5G"]:
             sweep, where = ("eimd-t3-5G", {}) if rk == "5G" else (f"eimd-t12-{rk}-EIMD", {DELAY_KEY: S.rtt_of_ratio(1)})
-            e = Estimate.of(self._m(ctx, sweep, "util", **where).tolist())
-            hs = Estimate.of(self._m(ctx, sweep, "share.hs", **where).tolist())
+            e = Estimate.of(self._m(ctx, sweep, "util", **where).tolist(), within=FRACTION)
+            hs = Estimate.of(self._m(ctx, sweep, "share.hs", **where).tolist(), within=FRACTION)
             if e.n:
                 rows.append({"bottleneck": f"{rk}b/s", "paper": f"{PAPER_UTIL[rk]:.2%}", "ccsim: link busy": e.fmt(0.01, "%", 2),
                              "ccsim: the two EIMD flows' share": hs.fmt(0.01, "%", 2)})
@@ -216,7 +216,7 @@ class EIMD(Paper):
                     row[f"ratio {k}"] = geometric(s.tolist()).fmt(digits=2)
                 u = per_seed(ctx.metrics(f"eimd-buffer-{proto}", ["util"]), "util",
                              **{"dumbbell.queue.limit": lim, DELAY_KEY: S.rtt_of_ratio(1)})
-                row["utilisation (ratio 1)"] = Estimate.of(u.tolist()).fmt(0.01, "%", 1)
+                row["utilisation (ratio 1)"] = Estimate.of(u.tolist(), within=FRACTION).fmt(0.01, "%", 1)
                 rows.append(row)
         if rows:
             out.append(ReportTable("Table 5", "Sensitivity of Table 1 (200 Mb/s) to the bottleneck buffer", pd.DataFrame(rows),
@@ -230,7 +230,7 @@ class EIMD(Paper):
                     s = per_seed(df, "ratio", **{"flows[0].cc_params.beta": b, DELAY_KEY: S.rtt_of_ratio(k)})
                     row[f"ratio {k}"] = geometric(s.tolist()).fmt(digits=2)
                 u = per_seed(df, "util", **{"flows[0].cc_params.beta": b, DELAY_KEY: S.rtt_of_ratio(1)})
-                row["utilisation (ratio 1)"] = Estimate.of(u.tolist()).fmt(0.01, "%", 1)
+                row["utilisation (ratio 1)"] = Estimate.of(u.tolist(), within=FRACTION).fmt(0.01, "%", 1)
                 rows.append(row)
             out.append(ReportTable("Table 6", "Sensitivity of EIMD at 200 Mb/s to beta (the paper gives none; default 0.2)",
                                    pd.DataFrame(rows), "Throughput ratio and utilisation; mean over seeds with the 95 % CI."))
@@ -286,7 +286,7 @@ class EIMD(Paper):
         cols = sorted(c for c in df.columns if c.startswith("jain.t"))
         t, m, lo, hi = [], [], [], []
         for c in cols:
-            e = Estimate.of(df[c].tolist())
+            e = Estimate.of(df[c].tolist(), within=FRACTION)
             t.append(int(c[6:]))
             m.append(e.mean)
             lo.append(e.lo if e.has_ci else e.mean)
@@ -335,10 +335,10 @@ class EIMD(Paper):
                              all_of(effect_at_least(ll_b, 0.1, null=1.0), effect_at_least(ll_h, 0.1, null=1.0)),
                              "the long-lived TCP flows' share at least 1.1 times what they get beside each baseline "
                              "(geometric mean of the per-seed ratios, CI clear of 1)"))
-            util = Estimate.of(self._share_util(ctx, rk).tolist())
+            util = Estimate.of(self._share_util(ctx, rk).tolist(), within=FRACTION)
             v.append(Verdict(f"U-{rk}", f"EIMD's utilisation at {rk}b/s", f"{PAPER_UTIL[rk]:.2%}", pc(util),
                              inside(util, PAPER_UTIL[rk] - 0.03, PAPER_UTIL[rk] + 0.03), "CI inside the paper's value ± 3 points"))
-        u5 = Estimate.of(self._m(ctx, "eimd-t3-5G", "util").tolist())
+        u5 = Estimate.of(self._m(ctx, "eimd-t3-5G", "util").tolist(), within=FRACTION)
         if u5.n:
             v.append(Verdict("U-5G", "EIMD's utilisation at 5 Gb/s", f"{PAPER_UTIL['5G']:.2%}", pc(u5),
                              inside(u5, PAPER_UTIL["5G"] - 0.03, PAPER_UTIL["5G"] + 0.03), "CI inside the paper's value ± 3 points"))
@@ -349,7 +349,7 @@ class EIMD(Paper):
                              "EIMD converges faster and more steadily", f"mean Jain's index after {JOIN:g} s, EIMD − {base}: {d.fmt(sign=True, digits=3)}",
                              effect_at_least(d, 0.02), "the mean index over the 5 s samples higher by at least 0.02, paired by seed"))
         # Wire rate of 1500-byte packets (the paper's 10 Gb/s example counts them): every segment is full-sized.
-        g = Estimate.of((self._m(ctx, "eimd-scale", "goodput_bps") * S.PKT / S.MSS).tolist())
+        g = Estimate.of((self._m(ctx, "eimd-scale", "goodput_bps") * S.PKT / S.MSS).tolist(), within=RATE)
         p = SCALE_P[ctx.mode]
         want = eq1_rate(p)
         if ctx.mode == "full":

@@ -20,7 +20,7 @@ from .. import plot
 from ..sweep import SweepSpec
 from . import Figure, Parameter, Paper, ReportTable, Verdict
 from . import udt_rtt_setup as S
-from .verdict import Estimate, above, all_of, below, effect_at_least, log_ratio, near, paired, per_seed
+from .verdict import FRACTION, RATE, Estimate, above, all_of, below, effect_at_least, log_ratio, near, paired, per_seed
 
 KEY = "dumbbell.bottleneck_delay"
 QKEY = "dumbbell.queue.limit"
@@ -117,7 +117,7 @@ class UdtRtt(Paper):
         for proto in protos:
             row = {"protocol": proto}
             for r in S.RTTS_MS:
-                row[f"{r} ms"] = Estimate.of(self._fig(ctx, fig, proto, r).tolist()).fmt(1e6, digits=1)
+                row[f"{r} ms"] = Estimate.of(self._fig(ctx, fig, proto, r).tolist(), within=RATE).fmt(1e6, digits=1)
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -156,11 +156,11 @@ class UdtRtt(Paper):
                 for proto in S.UDT4:
                     row = {"condition": cond, "protocol": proto}
                     for r in S.RTTS_MS:
-                        row[f"{r} ms"] = Estimate.of(self._fig(ctx, fig, proto, r).tolist()).fmt(1e6, digits=1)
+                        row[f"{r} ms"] = Estimate.of(self._fig(ctx, fig, proto, r).tolist(), within=RATE).fmt(1e6, digits=1)
                     rows.append(row)
             row = {"condition": "no loss", "protocol": "Proposed, mode once"}
             for r in S.RTTS_MS:
-                row[f"{r} ms"] = Estimate.of(self._fig(ctx, "fig4", "Proposed-once", r).tolist()).fmt(1e6, digits=1)
+                row[f"{r} ms"] = Estimate.of(self._fig(ctx, "fig4", "Proposed-once", r).tolist(), within=RATE).fmt(1e6, digits=1)
             rows.append(row)
             out.append(ReportTable("Table 5", "Beyond the paper: UDT 4.11, TCP with SACK, the once-per-ACK reading of the factor",
                                    pd.DataFrame(rows), "Goodput (Mb/s), mean over seeds with the 95 % CI."))
@@ -181,7 +181,7 @@ class UdtRtt(Paper):
         for fid, fig_key, title in (("Fig 4", "fig4", "without loss"), ("Fig 5", "fig5", "with 1 % loss")):
             fig, ax = plot._axes()
             for proto in MAIN:
-                es = [Estimate.of(self._fig(ctx, fig_key, proto, r).tolist()) for r in S.RTTS_MS]
+                es = [Estimate.of(self._fig(ctx, fig_key, proto, r).tolist(), within=RATE) for r in S.RTTS_MS]
                 ax.errorbar(S.RTTS_MS, [e.mean / 1e6 for e in es],
                             yerr=[[(e.mean - e.lo) / 1e6 if e.has_ci else 0 for e in es], [(e.hi - e.mean) / 1e6 if e.has_ci else 0 for e in es]],
                             marker="o", capsize=2, label=proto)
@@ -234,13 +234,13 @@ class UdtRtt(Paper):
         v.append(Verdict("Fig5-TCP", "with 1 % loss TCP is far below UDT and the proposal", "far below", "TCP's ratio: " + ", ".join(shown),
                          all_of(*parts), "at 50-200 ms TCP's goodput below a quarter of each UDT's (CI)"))
         su, sp = self._spread(ctx, "fig5", "UDT"), self._spread(ctx, "fig5", "Proposed")
-        eu = Estimate.of(su.tolist())
+        eu = Estimate.of(su.tolist(), within=FRACTION)
         v.append(Verdict("Fig5-UDT", "with 1 % loss UDT's throughput varies strongly with the RTT", "strong variation",
                          f"(max − min)/max over the RTTs {eu.fmt(0.01, '%', 1)}", above(eu, 0.3), "the CI above 30 %"))
         ds = paired(su, sp)
         v.append(Verdict("Fig5-steady", "with 1 % loss the proposal is steadier across RTTs than UDT", "steady",
                          f"UDT's spread − the proposal's {ds.fmt(0.01, 'points', 1, sign=True)}; the proposal's "
-                         f"{Estimate.of(sp.tolist()).fmt(0.01, '%', 1)}", effect_at_least(ds, 0.1),
+                         f"{Estimate.of(sp.tolist(), within=FRACTION).fmt(0.01, '%', 1)}", effect_at_least(ds, 0.1),
                          "paired by seed: the proposal's (max − min)/max at least 10 points below UDT's"))
         return v
 

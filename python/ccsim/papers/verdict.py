@@ -32,6 +32,12 @@ HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED = "holds", "does not hold", "inconclus
 OUTCOMES = (HOLDS, FAILS, INCONCLUSIVE, NOT_EVALUATED)
 
 
+#: `Estimate.of`'s `within` for a rate or a count (goodput, throughput): never negative.
+RATE = (0.0, math.inf)
+#: ... for a fraction (a utilisation, a share, Jain's index, a relative spread): 0 to 1.
+FRACTION = (0.0, 1.0)
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A mean over seeds with its confidence interval (NaN bounds with fewer than 2 seeds)."""
@@ -46,7 +52,11 @@ class Estimate:
     identical: bool = False
 
     @classmethod
-    def of(cls, values, confidence: float = 0.95) -> Estimate:
+    def of(cls, values, confidence: float = 0.95, within: tuple[float, float] | None = None) -> Estimate:
+        """The Student-t interval of the values' mean; `within` is the quantity's range
+        (`RATE`, `FRACTION`): an interval reaching past it (a few seeds, a value near its
+        bound) is cut at it, as the mean cannot lie outside. Values outside the range cut
+        nothing (the range was not the quantity's)."""
         from scipy import stats
 
         x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
@@ -60,7 +70,10 @@ class Estimate:
             v = float(x[0]) + 0.0  # -0.0 and 0.0 alike print 0.00
             return cls(v, v, v, n, True)
         half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
-        return cls(mean, mean - half, mean + half, n)
+        lo, hi = mean - half, mean + half
+        if within is not None and within[0] <= x.min() and x.max() <= within[1]:
+            lo, hi = max(lo, within[0]), min(hi, within[1])
+        return cls(mean, lo, hi, n)
 
     @property
     def known(self) -> bool:

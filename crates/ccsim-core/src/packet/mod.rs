@@ -32,6 +32,16 @@ pub const FLAG_TS: u8 = 0x01;
 /// an `Ack`).
 pub const FLAG_SYN: u8 = 0x02;
 
+/// A SYN's or SYN-ACK's `aux`: the options its sender announces, for traces only (the model
+/// reads none of them): the MSS in the low 32 bits and SACK-permitted at bit 32.
+#[inline]
+pub fn syn_options(mss: u32, sack: bool) -> u64 {
+    u64::from(mss) | if sack { SYN_SACK_PERMITTED } else { 0 }
+}
+
+/// See [`syn_options`].
+pub const SYN_SACK_PERMITTED: u64 = 1 << 32;
+
 /// Standard names of DSCP code points (RFC 2474 class selectors, RFC 2597 assured
 /// forwarding, RFC 3246 expedited forwarding).
 pub const DSCP_NAMES: &[(u8, &str)] = &[

@@ -246,7 +246,7 @@ impl Simulation {
             if let Some(cap) = l.capture.as_mut() {
                 match cap.finish() {
                     Ok(p) => files.push((l.name(nodes), p.display().to_string())),
-                    Err(e) => warnings.push(e),
+                    Err(e) => warnings.push(format!("pcap of {} not written: {e}", l.name(nodes))),
                 }
             }
         }

@@ -11,10 +11,12 @@ impl<C: CongestionControl> TcpSender<C> {
     /// (the initial RTO, doubled for each retransmission).
     pub(super) fn send_syn(&mut self, ctx: &mut Ctx) {
         let (size, flags) = (self.cfg.header_bytes(0), if self.cfg.timestamps { crate::packet::FLAG_TS } else { 0 });
+        let options = crate::packet::syn_options(self.cfg.mss, self.cfg.sack);
         ctx.send_with(|p| {
             p.kind = Kind::Control;
             p.flags = flags | crate::packet::FLAG_SYN;
             p.size = size;
+            p.aux = options;
         });
         self.arm_rto(ctx);
     }

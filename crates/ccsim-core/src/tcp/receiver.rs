@@ -60,12 +60,14 @@ impl TcpReceiver {
 
     fn send_syn_ack(&mut self, ctx: &mut Ctx, echo: Time) {
         let (size, wnd, ts) = (self.cfg.header_bytes(0), self.cfg.window_bytes.min(u32::MAX as u64) as u32, self.cfg.timestamps);
+        let options = crate::packet::syn_options(self.cfg.mss, self.cfg.sack);
         ctx.send_with(|q| {
             q.kind = Kind::Ack;
             q.flags = crate::packet::FLAG_SYN | if ts { crate::packet::FLAG_TS } else { 0 };
             q.wnd = wnd;
             q.ts_echo = echo;
             q.size = size;
+            q.aux = options;
         });
     }
 

@@ -135,7 +135,7 @@ impl PcapWriter {
     /// network of `nodes` nodes.
     pub fn create(path: &Path, nodes: u32) -> Result<Self, String> {
         let tmp = path.with_extension("pcap.partial");
-        let f = File::create(&tmp).map_err(|e| format!("cannot create pcap file {}: {e}", tmp.display()))?;
+        let f = File::create(&tmp).map_err(|e| format!("cannot create pcap file {}: {e}", path.display()))?;
         let mut w = PcapWriter {
             out: Some(BufWriter::with_capacity(1 << 16, f)),
             tmp,
@@ -161,7 +161,7 @@ impl PcapWriter {
     fn write(&mut self, bytes: &[u8]) {
         if let Some(out) = self.out.as_mut() {
             if let Err(e) = out.write_all(bytes) {
-                self.error = Some(format!("writing {}: {e}", self.tmp.display()));
+                self.error = Some(format!("writing {}: {e}", self.path.display()));
                 self.out = None;
             }
         }
@@ -231,6 +231,18 @@ impl PcapWriter {
             };
             b.extend_from_slice(&wnd.to_be_bytes());
             b.extend_from_slice(&[0, 0, 0, 0]);
+            if syn {
+                // MSS (RFC 9293) and SACK-permitted (RFC 2018), as the connection announced
+                // them (`packet::syn_options`); a SYN without them (another model's) has none.
+                let mss = (p.aux & u64::from(u32::MAX)).min(65535) as u16;
+                if mss > 0 {
+                    b.extend_from_slice(&[2, 4]);
+                    b.extend_from_slice(&mss.to_be_bytes());
+                }
+                if p.aux & crate::packet::SYN_SACK_PERMITTED != 0 {
+                    b.extend_from_slice(&[1, 1, 4, 2]);
+                }
+            }
             if let Some(s) = shift {
                 b.extend_from_slice(&[1, 3, 3, s]);
             }
@@ -303,14 +315,14 @@ impl PcapWriter {
     pub fn finish(&mut self) -> Result<PathBuf, String> {
         if let Some(mut out) = self.out.take() {
             if let Err(e) = out.flush() {
-                self.error.get_or_insert(format!("writing {}: {e}", self.tmp.display()));
+                self.error.get_or_insert(format!("writing {}: {e}", self.path.display()));
             }
         }
         if let Some(e) = &self.error {
             let _ = std::fs::remove_file(&self.tmp);
             return Err(e.clone());
         }
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| format!("renaming {}: {e}", self.tmp.display()))?;
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| format!("writing {}: {e}", self.path.display()))?;
         Ok(self.path.clone())
     }
 }
@@ -371,6 +383,20 @@ mod tests {
         let tcp2 = tcp + 24 + 16 + 14 + 20;
         assert_eq!(u16::from_be_bytes([bytes[tcp2 + 14], bytes[tcp2 + 15]]), 32768);
         assert_eq!((wscale_for(65535), wscale_for(65536), wscale_for(u32::MAX)), (0, 1, 14));
+    }
+
+    #[test]
+    fn a_syn_announces_its_mss_and_sack() {
+        let syn = |aux| Packet { kind: Kind::Control, flags: crate::packet::FLAG_SYN, aux, size: 40, src: 0, dst: 1, ..Default::default() };
+        let bytes = capture("s", &[(1, 0, 1, syn(crate::packet::syn_options(1460, true))), (2, 0, 1, syn(0))]);
+        // MSS 1460, NOP NOP SACK-permitted, NOP window scale 0: a 32-byte header.
+        let tcp = 24 + 16 + 14 + 20;
+        assert_eq!(bytes[tcp + 12] >> 4, 8);
+        assert_eq!(&bytes[tcp + 20..tcp + 32], &[2, 4, 0x05, 0xb4, 1, 1, 4, 2, 1, 3, 3, 0]);
+        // A SYN that announces nothing (no MSS, no SACK) carries the window scale alone.
+        let tcp2 = tcp + 32 + 16 + 14 + 20;
+        assert_eq!(bytes[tcp2 + 12] >> 4, 6);
+        assert_eq!(&bytes[tcp2 + 20..tcp2 + 24], &[1, 3, 3, 0]);
     }
 
     #[test]
