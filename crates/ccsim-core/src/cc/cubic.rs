@@ -306,7 +306,7 @@ mod tests {
         // W_max = 1000, β = 0.7, C = 0.4: K = ∛(300/0.4) = 9.09 s.
         let cfg = CubicConfig { tcp_friendliness: false, ..Default::default() };
         let w = after_loss(cfg, 1000.0, 150);
-        let k = (300.0f64 / 0.4).cbrt();
+        let k = libm::cbrt(300.0f64 / 0.4);
         let cubic = |t: f64| 0.4 * (t - k).powi(3) + 1000.0;
         // The window at the end of RTT i targets W(t + RTT): compare with W one RTT ahead.
         for (i, &got) in w.iter().enumerate().step_by(10) {

@@ -85,17 +85,17 @@ impl EimdConfig {
     pub fn c(&self, w_max: f64, rtt: f64) -> f64 {
         let (s, u, b) = (self.s, self.u(), self.beta);
         let k = 1.0 - u * b / (u + 1.0);
-        let lead = ((self.a * rtt.powf(self.r)).powf(1.0 / (1.0 - s)) / k).powf(u * (1.0 - s) / s);
+        let lead = libm::pow(libm::pow(self.a * libm::pow(rtt, self.r), 1.0 / (1.0 - s)) / k, u * (1.0 - s) / s);
         let gamma = match self.c_form {
             CForm::Paper => libm::tgamma(u + 1.0),
             CForm::Sawtooth => 1.0,
         };
-        lead * b / gamma * w_max.powf(1.0 - u * (1.0 - s) / s)
+        lead * b / gamma * libm::pow(w_max, 1.0 - u * (1.0 - s) / s)
     }
 
     /// Eq. 1: the response function, segments.
     pub fn response(&self, p: f64, rtt: f64) -> f64 {
-        self.a * rtt.powf(self.r) / p.powf(self.s)
+        self.a * libm::pow(rtt, self.r) / libm::pow(p, self.s)
     }
 }
 
@@ -160,7 +160,7 @@ impl CongestionControl for Eimd {
             return;
         };
         let t = to_secs(info.now - e.start) / e.rtt;
-        let target = e.w0 + e.c * t.powf(self.u);
+        let target = e.w0 + e.c * libm::pow(t, self.u);
         if target > self.cwnd {
             self.cwnd = target.min(self.cwnd + info.acked_segs);
         }
@@ -245,8 +245,8 @@ mod tests {
         for (w_max, rtt) in [(500.0, 0.04), (5_000.0, 0.1), (50_000.0, 0.24)] {
             let (u, b) = (cfg.u(), cfg.beta);
             let c = cfg.c(w_max, rtt);
-            let t = (b * w_max / c).powf(1.0 / u); // eq. 4
-            let packets = (1.0 - b) * w_max * t + c / (u + 1.0) * t.powf(u + 1.0); // eq. 5
+            let t = libm::pow(b * w_max / c, 1.0 / u); // eq. 4
+            let packets = (1.0 - b) * w_max * t + c / (u + 1.0) * libm::pow(t, u + 1.0); // eq. 5
             let p = 1.0 / packets;
             let mean_w = packets / t;
             let want = cfg.response(p, rtt);
@@ -264,7 +264,7 @@ mod tests {
         e.on_congestion(&LossInfo { window: 1000.0, ..Default::default() });
         assert_eq!(e.cwnd(), 800.0);
         let c = cfg.c(1000.0, 0.1);
-        let t_cycle = (cfg.beta * 1000.0 / c).powf(1.0 / cfg.u());
+        let t_cycle = libm::pow(cfg.beta * 1000.0 / c, 1.0 / cfg.u());
         let mut now: Time = 0;
         let mut regained = None;
         for k in 0..(2.0 * t_cycle) as u64 {
@@ -274,7 +274,7 @@ mod tests {
                 now = t;
                 e.on_ack(&AckInfo { now, acked_segs: 1.0, srtt: rtt, min_rtt: rtt, ..Default::default() });
             }
-            let want = 800.0 + c * ((now as f64 / rtt as f64).powf(cfg.u()));
+            let want = 800.0 + c * libm::pow(now as f64 / rtt as f64, cfg.u());
             assert!((e.cwnd() - want).abs() / want < 0.01, "RTT {k}: {} vs {want}", e.cwnd());
             if regained.is_none() && e.cwnd() >= 1000.0 {
                 regained = Some(k + 1);

@@ -104,7 +104,7 @@ mod tests {
 
     #[test]
     fn a_loss_costs_about_13_rtts_at_every_rate() {
-        let want = (1.0f64 / 0.875).ln() / 1.01f64.ln(); // 13.42
+        let want = libm::log(1.0 / 0.875) / libm::log(1.01); // 13.42
         for w in [1_000.0, 10_000.0, 100_000.0] {
             let r = recovery_rtts(w);
             assert!((r - want).abs() < 0.2, "w = {w}: {r:.2} RTTs, want {want:.2}");

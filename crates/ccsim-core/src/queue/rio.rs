@@ -131,7 +131,7 @@ impl Rio {
         let w = self.p.w_q;
         if let Some(t) = self.idle_since.take() {
             let m = (self.p.ptc * to_secs(now.saturating_sub(t))).min(1e9);
-            let decay = (1.0 - w).powf(m);
+            let decay = libm::pow(1.0 - w, m);
             for a in &mut self.avg {
                 *a *= decay;
             }

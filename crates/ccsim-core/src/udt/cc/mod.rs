@@ -191,7 +191,7 @@ pub fn daimd_increase(spare_pps: f64, mss: u32, min_inc: f64) -> f64 {
         return min_inc;
     }
     let mss = mss as f64;
-    let inc = 10f64.powf((spare_pps * mss * 8.0).log10().ceil()) * 1.5e-6 / mss;
+    let inc = libm::pow(10.0, libm::ceil(libm::log10(spare_pps * mss * 8.0))) * 1.5e-6 / mss;
     inc.max(min_inc)
 }
 
