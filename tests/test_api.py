@@ -395,3 +395,32 @@ def test_the_drops_trace_is_the_packets_traces_drops():
         assert (d[c] == p[c]).all(), c
     assert (d["time"] == p["time"]).all()
     assert (d["reason"] == p["reason"]).all()
+
+
+def test_a_results_folders_scenario_json_runs_again(tmp_path, cli):
+    """`scenario.json` is the scenario as run: `ccsim run` and `ccsim.run` take it (it was
+    read as TOML: "not valid TOML ... line 1")."""
+    (tmp_path / "s.toml").write_text(TWO_NODE)
+    assert cli("run", tmp_path / "s.toml", "--out", tmp_path / "a", "-q").returncode == 0
+    r = cli("run", tmp_path / "a" / "scenario.json", "--out", tmp_path / "b", "-q")
+    assert r.returncode == 0, r.stderr
+    assert ccsim.Results.load(tmp_path / "b").tables["flows"].equals(ccsim.Results.load(tmp_path / "a").tables["flows"])
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    with pytest.raises(ScenarioError, match=r"a JSON scenario is an object"):
+        ccsim.run(tmp_path / "bad.json")
+
+
+def test_a_stopped_flows_goodput_stays_within_the_path(tmp_path):
+    """A flow's rate is what it delivered within [start, stop]: what its packets in flight
+    (here up to 1.8 s of queue) deliver after its stop counts in goodput_bytes, not in the
+    rate, which had reached 17.9 Mb/s through a 10 Mb/s link."""
+    d = ccsim.loads(TWO_NODE.replace("limit = 100 }", "limit = 2000 }").replace('kind = "cbr"', 'kind = "tcp"\nprofile = "linux"')
+                    .replace('rate = "1Mbps"\npacket_size = "1500B"', 'start = "1s"\nstop = "3s"'))
+    d["simulation"]["duration"] = "6s"
+    f = ccsim.run(d).flows.iloc[0]
+    assert f["goodput_bps"] <= 10e6
+    assert f["goodput_bytes"] * 8 / 2.0 > 12e6  # the tail delivered after the stop is kept
+    # The same for a flow that is not stopped: its rate is over its whole active time.
+    d["flows"][0].pop("stop")
+    g = ccsim.run(d).flows.iloc[0]
+    assert g["goodput_bps"] == pytest.approx(g["goodput_bytes"] * 8 / 5.0)

@@ -41,6 +41,22 @@ def test_web_traffic_example_writes_an_fct_table_and_plots_it(tmp_path):
     assert png.stat().st_size > 10_000
 
 
+def test_plot_save_returns_the_file_it_writes(tmp_path):
+    """A path without a suffix is written as .png, and that is the path returned (it had
+    returned the suffix-less path, which does not exist); an empty path is refused; a plot
+    of a run without generated flows warns of nothing."""
+    import warnings
+
+    res = ccsim.run(EXAMPLES / "dumbbell_cbr.toml")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig, _ = plot.fct(res)
+    written = plot.save(fig, tmp_path / "q")
+    assert written == tmp_path / "q.png" and written.is_file()
+    with pytest.raises(ValueError, match="names no file"):
+        plot.save(plot.fct(res)[0], "")
+
+
 def test_same_seed_gives_a_byte_identical_fct_file(tmp_path):
     digests = []
     for k in range(2):

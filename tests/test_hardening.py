@@ -98,6 +98,18 @@ def test_4_control_characters_in_a_pcap_file_name(tmp_path):
     assert e.value.errors[0][0] == "traces[0].file" and "\\0" in e.value.errors[0][1]
 
 
+
+@pytest.mark.parametrize("name, why", [(".x.pcap", "not starting with '.'"), ("a/x.pcap", "without a folder"),
+                                       ("x.cap", "ending in .pcap")])
+def test_a_refused_pcap_name_says_why(name, why):
+    d = ccsim.loads(TWO_NODE)
+    d["traces"] = [{"kind": "pcap", "link": "a->b", "file": name}]
+    with pytest.raises(ccsim.ScenarioError, match=why):
+        ccsim.validate(d)
+    d["traces"][0]["file"] = "X.PCAP"  # any case
+    ccsim.validate(d)
+
+
 # 5. Times and rates beyond what the engine represents ------------------------------------------
 
 @pytest.mark.parametrize("field,value", [("clock_granularity", '"1e300s"'), ("min_rto", '"2e10s"'), ("max_rto", '"1e12s"')])
@@ -359,16 +371,34 @@ def test_11_an_unreachable_dask_scheduler(tmp_path):
     r = ccsim_cli("sweep", sw, "--out", tmp_path / "o", "--dask", "tcp://127.0.0.1:9", "-q", timeout=120)
     _assert_clean_failure(r, "--dask")
     assert time.perf_counter() - t0 < 40
+    # Not an address at all: said so, not "cannot reach ... within 10 s".
+    bogus = ccsim_cli("sweep", sw, "--out", tmp_path / "o2", "--dask", "bogus", "-q", timeout=120)
+    _assert_clean_failure(bogus, "--dask")
+    assert "'bogus' is not a Dask scheduler address" in bogus.stderr, bogus.stderr
 
 
 def test_11_warnings_for_a_bare_rate_and_a_late_flow(tmp_path):
     text = TWO_NODE.replace('rate = "1Mbps"', "rate = 10").replace('packet_size = "1500B"', 'packet_size = "1500B"\nstart = "5s"')
     r = ccsim_cli("validate", _write(tmp_path, text))
     assert r.returncode == 0, r.stderr
-    assert "warning: flows[0].rate: a bare number is bit/s" in r.stderr
+    assert "warning: flows[0].rate: a number without a unit is bit/s" in r.stderr
     assert "starts at 5 s, at or after the end of the run" in r.stderr
-    with pytest.warns(ccsim.ScenarioWarning, match="bare number"):
+    with pytest.warns(ccsim.ScenarioWarning, match="without a unit"):
         ccsim.validate(ccsim.loads(text))
+    # A quoted number too (it had passed silently as 10 bit/s).
+    with pytest.warns(ccsim.ScenarioWarning, match="without a unit is bit/s: 10 bit/s"):
+        ccsim.validate(ccsim.loads(TWO_NODE.replace('rate = "1Mbps"', 'rate = "10"')))
+
+
+def test_a_quoted_queue_limit_needs_a_unit(tmp_path):
+    """A number is packets, a size bytes: "1000" had silently meant 1000 bytes (one packet;
+    "10" dropped every packet of an idle link)."""
+    text = TWO_NODE.replace("limit = 100 }", 'limit = "1000" }')
+    assert 'limit = "1000"' in text
+    r = ccsim_cli("validate", _write(tmp_path, text))
+    assert r.returncode == 2 and "limit: queue limit '1000' has no unit: write 1000 (packets)" in r.stderr, r.stderr
+    for ok in ('"1000B"', '"1000pkt"', "1000"):
+        ccsim.validate(ccsim.loads(text.replace('"1000"', ok)))
 
 
 def test_11_warnings_for_runs_that_would_take_hours_or_exhaust_memory(tmp_path):
@@ -403,3 +433,22 @@ def test_11_many_late_flows_give_a_few_warnings(tmp_path):
         "warning: flows: flow 'f2' starts at 5 s, at or after the end of the run (1 s): it sends nothing",
         "warning: flows: 2 more flows start at or after the end of the run (1 s): they send nothing",
     ], r.stderr
+
+
+def test_an_error_in_a_users_paper_module_shows_its_traceback(tmp_path):
+    """`reproduce --module` runs the user's code: its errors are theirs to fix, so they get
+    the file, the line and the traceback (they had read "ccsim: internal error: KeyError")."""
+    bad = _write(tmp_path, "import ccsim.papers\n\ndef broken():\n    raise RuntimeError('boom')\n\nbroken()\n", "bad_paper.py")
+    r = ccsim_cli("reproduce", "--module", bad, "--quick", "--out", tmp_path / "o", "-q")
+    assert r.returncode == 1, r.stderr
+    assert f"error in {bad.resolve()}, line 4:" in r.stderr and "Traceback" in r.stderr
+    assert "RuntimeError: boom" in r.stderr and "internal error" not in r.stderr
+
+
+def test_a_capture_folder_that_cannot_be_made(tmp_path):
+    """`ccsim run` without --out writes captures into ./pcap: a file of that name is a clean
+    exit 2 naming it (it had been an internal error from the engine's set-up)."""
+    (tmp_path / "pcap").write_text("not a folder")
+    scen = _write(tmp_path, TWO_NODE + '[[traces]]\nkind = "pcap"\nlink = "a->b"\n')
+    r = ccsim_cli("run", scen, "-q", cwd=tmp_path)
+    assert r.returncode == 2 and "cannot use pcap: File exists" in r.stderr, r.stderr

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -188,8 +189,51 @@ def test_a_redefined_sweep_reports_only_its_own_runs(tmp_path):
     r = ccsim.sweep(base, name="same", grid={"dumbbell.queue.limit": [10, 30]}, seeds=1, out=tmp_path, workers=1)
     assert (r.ran, len(r.run_ids)) == (2, 2)
     assert len(r.metrics()) == 2 and list(r.summary("events")["n"]) == [1, 1]
+    # The catalog's queries by name see the sweep as last defined too (they mixed the 4
+    # earlier runs in: n = 3 per point, means over both definitions).
     with Catalog(tmp_path, read_only=True) as c:
-        assert len(c.metrics("same")) == 6
+        assert len(c.metrics("same")) == 2 and list(c.summary("events", "same")["n"]) == [1, 1]
+        assert len(c.runs("same")) == 2 and len(c.runs()) == 6
+
+
+def test_sweeps_sharing_a_folder_each_see_their_own_runs(tmp_path):
+    """A run cached from another sweep counts for the sweep that found it (its catalog
+    queries had lost it: a sweep whose every point was cached had no runs at all)."""
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    base["simulation"]["duration"] = "2s"
+    ccsim.sweep(base, name="A", grid={"dumbbell.queue.limit": [10, 25]}, out=tmp_path, workers=1)
+    b = ccsim.sweep(base, name="B", grid={"dumbbell.queue.limit": [25, 50]}, out=tmp_path, workers=1)
+    c = ccsim.sweep(base, name="C", grid={"dumbbell.queue.limit": [10]}, out=tmp_path, workers=1)
+    assert (b.ran, b.cached, c.ran, c.cached) == (1, 1, 0, 1)
+    with Catalog(tmp_path, read_only=True) as cat:
+        assert list(cat.summary("events", "B")["dumbbell.queue.limit"]) == [25, 50]
+        assert list(cat.metrics("C")["dumbbell.queue.limit"]) == [10]
+        assert list(cat.runs("C")["sweep"]) == ["A"]  # the sweep that ran it
+
+
+def test_a_generator_s_data_file_is_part_of_the_cache_key(tmp_path):
+    """Editing a file a generator reads (arrival times, a size distribution) runs the
+    scenario again: the cache had returned the runs made with the old contents."""
+    (tmp_path / "times.txt").write_text("0.1\n0.2\n0.3\n")
+    (tmp_path / "sizes.csv").write_text("1000,0.5\n2000,1.0\n")
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    base.update(flows=[], traces=[], generators=[{
+        "name": "g", "src": "s0", "dst": "d0", "transport": {"kind": "tcp", "profile": "linux"},
+        "arrivals": {"kind": "times", "file": str(tmp_path / "times.txt")},
+        "size": {"kind": "empirical", "file": str(tmp_path / "sizes.csv")}}])
+    base["simulation"].update(duration="3s", warmup=0)
+
+    def go():
+        return ccsim.sweep(base, name="files", grid={"dumbbell.queue.limit": [20]},
+                           out=tmp_path / "out", workers=1)
+
+    first = go()
+    assert (first.ran, go().ran) == (1, 0)
+    (tmp_path / "times.txt").write_text("0.1\n0.2\n0.3\n0.4\n0.5\n")
+    again = go()
+    assert again.ran == 1 and again.run_ids != first.run_ids
+    with Catalog(tmp_path / "out", read_only=True) as c:
+        assert len(c.table(again.run_ids[0], "fct")) == 5
 
 
 def test_an_invalid_point_fails_the_sweep_before_anything_runs(tmp_path, cli):
@@ -413,3 +457,42 @@ def test_reproduce_westwood_abe_quick(tmp_path, cli):
     r = cli("reproduce", "westwood-abe", "--quick", "--out", tmp_path / "c", "-q")
     assert r.returncode == 0
     assert "nothing to run" in r.stderr
+
+
+def test_numpy_values_in_a_grid_seeds_and_a_scenario(tmp_path):
+    """Grids built with NumPy (np.arange, a DataFrame's column) are plain values: they had
+    failed with a TypeError from the JSON encoder (or "must be a non-empty list" for an
+    array)."""
+    import numpy as np
+
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    base["simulation"]["duration"] = "2s"
+    r = ccsim.sweep(base, name="np", grid={"dumbbell.queue.limit": np.arange(10, 30, 10)},
+                    seeds=[np.int64(1), np.int64(2)], out=tmp_path, workers=1)
+    assert (r.ran, r.failed) == (4, 0)
+    assert list(r.summary("events")["dumbbell.queue.limit"]) == [10, 20]
+    base["dumbbell"]["queue"]["limit"] = np.int64(20)
+    assert ccsim.run(base).meta["events"] > 0
+    with pytest.raises(ccsim.ScenarioError, match="workers: must be a whole number at least 1"):
+        ccsim.sweep(base, grid={"dumbbell.queue.limit": [10]}, out=tmp_path / "w", workers=0)
+
+
+def test_a_field_in_both_grid_and_zip_is_refused(tmp_path):
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    with pytest.raises(ccsim.ScenarioError, match=r"zip.dumbbell.queue.limit: also in grid"):
+        ccsim.sweep(base, grid={"dumbbell.queue.limit": [10]}, zip={"dumbbell.queue.limit": [20]}, out=tmp_path)
+    assert not (tmp_path / "catalog.duckdb").exists()
+
+
+def test_a_sweep_too_large_is_refused_at_once(tmp_path):
+    """10⁸ seeds or a grid of 10⁶ points × 2 seeds had sat silent while every point was
+    validated (or a list of 10⁸ seeds was built)."""
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    t0 = time.perf_counter()
+    with pytest.raises(ccsim.ScenarioError, match="100,000,000 seeds: a sweep has at most 1,000,000 runs"):
+        ccsim.sweep(base, grid={"dumbbell.queue.limit": [10]}, seeds=10**8, out=tmp_path)
+    with pytest.raises(ccsim.ScenarioError, match="2,000,000 runs"):
+        ccsim.sweep(base, grid={"dumbbell.queue.limit": list(range(1, 1001)), "simulation.seed": list(range(1000))},
+                    seeds=2, out=tmp_path)
+    assert time.perf_counter() - t0 < 10 and not (tmp_path / "catalog.duckdb").exists()
+

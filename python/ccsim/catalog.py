@@ -4,10 +4,12 @@ Layout of a results folder::
 
     DIR/catalog.duckdb          runs(run_id, version, sweep, point, params, seed, status, error, ...)
                                 metrics(run_id, name, value)   long format, one row per number
+                                sweep_runs(sweep, run_id, version)   each sweep's runs, as last defined
     DIR/runs/<run_id>/          flows.parquet, queues.parquet, drops.parquet, series/*.parquet
 
 A run is identified by the content hash of its fully resolved scenario (after overrides
-and seed) together with the ccsim version: the same scenario under the same version is
+and seed, with the contents of the data files its generators read) together with the ccsim
+version: the same scenario under the same version is
 never run twice. Only the process that owns the sweep writes the catalog (workers return
 their results), each run in one transaction, after its Parquet files are in place.
 """
@@ -51,6 +53,11 @@ CREATE TABLE IF NOT EXISTS metrics (
     name VARCHAR,
     value DOUBLE
 );
+CREATE TABLE IF NOT EXISTS sweep_runs (
+    sweep VARCHAR,
+    run_id VARCHAR,
+    version VARCHAR
+);
 """
 
 
@@ -59,8 +66,52 @@ def canonical_json(obj: Any) -> str:
 
 
 def scenario_hash(scenario: dict) -> str:
-    """Content hash of a fully resolved scenario (16 hex digits of SHA-256)."""
-    return hashlib.sha256(canonical_json(scenario).encode()).hexdigest()[:16]
+    """Content hash of a fully resolved scenario (16 hex digits of SHA-256), with the
+    contents of the data files its traffic generators read (`file = ...`: arrival times,
+    empirical distributions), so that editing such a file runs the scenario again instead
+    of returning the runs made with the old contents."""
+    files = input_files(scenario)
+    payload = scenario if not files else {"scenario": scenario, "input_files": files}
+    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:16]
+
+
+def input_files(scenario: Any) -> dict[str, str]:
+    """{path: SHA-256 of its contents} of every data file the scenario's generators name
+    (paths as the engine opens them; a file that cannot be read: `unreadable`, which the
+    run then reports)."""
+    found: dict[str, str] = {}
+
+    def walk(d: Any) -> None:
+        if isinstance(d, dict):
+            for k, v in d.items():
+                if k == "file" and isinstance(v, str):
+                    found[v] = _file_digest(v)
+                else:
+                    walk(v)
+        elif isinstance(d, list):
+            for v in d:
+                walk(v)
+
+    if isinstance(scenario, dict):
+        walk(scenario.get("generators"))
+    return found
+
+
+_DIGESTS: dict[tuple, str] = {}
+
+
+def _file_digest(path: str) -> str:
+    """A file's SHA-256, remembered while its size and modification time stay the same
+    (a sweep's many runs name the same files)."""
+    try:
+        st = os.stat(path)
+        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+        if key not in _DIGESTS:
+            with open(path, "rb") as f:
+                _DIGESTS[key] = hashlib.sha256(f.read()).hexdigest()
+        return _DIGESTS[key]
+    except (OSError, ValueError):
+        return "unreadable"
 
 
 def point_key(params: dict) -> str:
@@ -172,19 +223,55 @@ class Catalog:
                 raise OSError(28, f"no space left on the device holding {self.root}: {e}") from e
             raise
 
+    def set_members(self, sweep: str, run_ids: Iterable[str], version: str) -> None:
+        """Records the runs of `sweep` as it is now defined, replacing its earlier list: a
+        sweep re-run with another base scenario or grid is then queried for its own runs
+        only, and a run first made (and cached) for another sweep counts for this one too."""
+        ids = list(dict.fromkeys(run_ids))
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.execute("DELETE FROM sweep_runs WHERE sweep = ?", [sweep])
+            batch = pa.table({"sweep": [sweep] * len(ids), "run_id": ids, "version": [version] * len(ids)})
+            self.con.register("_members_batch", batch)
+            self.con.execute("INSERT INTO sweep_runs SELECT sweep, run_id, version FROM _members_batch")
+            self.con.unregister("_members_batch")
+            self.con.execute("COMMIT")
+        except BaseException:
+            try:
+                self.con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass
+            raise
+
+    def _has_members(self, sweep: str) -> bool:
+        """Whether this catalog lists `sweep`'s runs (catalogs written before the list
+        existed know a sweep only by the runs it stored)."""
+        tables = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        return "sweep_runs" in tables and self.con.execute(
+            "SELECT 1 FROM sweep_runs WHERE sweep = ? LIMIT 1", [sweep]).fetchone() is not None
+
+    def _sweep_filter(self, sweep: str, alias: str) -> str:
+        """The SQL condition selecting `sweep`'s runs from the runs table named `alias` (one
+        `?` for the sweep's name)."""
+        if self._has_members(sweep):
+            return (f"EXISTS (SELECT 1 FROM sweep_runs s WHERE s.sweep = ? AND s.run_id = {alias}.run_id "
+                    f"AND s.version = {alias}.version)")
+        return f"{alias}.sweep = ?"
+
     def _write_tables(self, run_id: str, tables: dict[str, bytes]) -> None:
         write_run_tables(self.root, run_id, {name: pa.ipc.open_stream(ipc).read_all() for name, ipc in tables.items()})
 
     # Reading ----------------------------------------------------------------------------
     def runs(self, sweep: str | None = None) -> pd.DataFrame:
-        """Every run (of `sweep` when given), one row each with the runs table's columns:
-        `point` is the parameter point's key (params without the seed), `finished_at` the
-        UTC time the run was recorded."""
+        """Every run (of `sweep` when given: its runs as last defined, including those it
+        found cached from another sweep), one row each with the runs table's columns:
+        `sweep` is the sweep that ran it, `point` the parameter point's key (params without
+        the seed), `finished_at` the UTC time the run was recorded."""
         q = ("SELECT run_id, version, sweep, point, params, seed, status, error, wall_s, events, sim_time_s, "
-             "finished_at FROM runs")
+             "finished_at FROM runs r")
         args: list = []
         if sweep is not None:
-            q += " WHERE sweep = ?"
+            q += " WHERE " + self._sweep_filter(sweep, "r")
             args.append(sweep)
         df = self.con.execute(q + " ORDER BY sweep, point, seed", args).df()
         return df
@@ -192,8 +279,9 @@ class Catalog:
     def metrics(self, sweep: str | None = None, names: Iterable[str] | None = None,
                 run_ids: Iterable[str] | None = None, strict: bool = True) -> pd.DataFrame:
         """Wide table: one row per ok run (params expanded into columns, plus seed), one
-        column per metric; the runs of `sweep`, or only the runs `run_ids` when given
-        (whichever sweep stored them). `strict`: a sweep or metric name this catalog has
+        column per metric; the runs of `sweep` as last defined (a sweep re-run with another
+        base or grid: its new runs only; runs it found cached from another sweep included),
+        or only the runs `run_ids` when given (whichever sweep stored them). `strict`: a sweep or metric name this catalog has
         never recorded is a ScenarioError (a typo), not an empty table."""
         q = ("SELECT r.run_id, r.params, r.seed, m.name, m.value FROM runs r JOIN metrics m "
              "ON r.run_id = m.run_id AND r.version = m.version WHERE r.status = 'ok'")
@@ -204,7 +292,7 @@ class Catalog:
             q += " AND list_contains(?, r.run_id)"
             args.append(list(run_ids))
         elif sweep is not None:
-            q += " AND r.sweep = ?"
+            q += " AND " + self._sweep_filter(sweep, "r")
             args.append(sweep)
         names = None if names is None else list(names)
         if strict:
@@ -229,7 +317,9 @@ class Catalog:
         from .scenario import ScenarioError
 
         if sweep is not None:
-            sweeps = sorted(r[0] for r in self.con.execute("SELECT DISTINCT sweep FROM runs").fetchall() if r[0] is not None)
+            tables = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+            q = "SELECT DISTINCT sweep FROM runs" + (" UNION SELECT DISTINCT sweep FROM sweep_runs" if "sweep_runs" in tables else "")
+            sweeps = sorted(r[0] for r in self.con.execute(q).fetchall() if r[0] is not None)
             if sweeps and sweep not in sweeps:
                 raise ScenarioError([("sweep", f"no sweep named {sweep!r} in {self.root}; it has: {', '.join(sweeps)}")])
         if names is not None:

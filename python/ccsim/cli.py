@@ -41,7 +41,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="Print the version and exit.")) -> None:
+                                       metavar="", help="Print the version and exit.")) -> None:
     """ccsim: a fast, validated packet-level network simulator."""
 
 
@@ -77,6 +77,11 @@ def guarded(fn):
         except (typer.Exit, typer.Abort):
             raise
         except OSError as e:
+            if e.filename is None and str(e).startswith("cannot create "):
+                # The engine's own message for a capture's folder or file it cannot create
+                # (it names the path).
+                err.print(f"[bold red]{escape(str(e))}[/]", markup=True, highlight=False, soft_wrap=True)
+                raise typer.Exit(2)
             if e.filename is None:
                 err.print(f"ccsim: internal error: {type(e).__name__}: {e}", markup=False, highlight=False, soft_wrap=True)
                 raise typer.Exit(1)
@@ -87,10 +92,37 @@ def guarded(fn):
                       highlight=False, soft_wrap=True)
             raise typer.Exit(1 if e.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT) else 2)
         except Exception as e:  # noqa: BLE001 - the contract is "never a traceback"
+            user = _user_frames(e)
+            if user:
+                # An error in the user's own code (a `reproduce --module` paper, an
+                # extract): its traceback is what they need to fix it.
+                import traceback
+
+                where = f"{user[-1].filename}, line {user[-1].lineno}"
+                err.print(f"error in {where}:\n" + "".join(traceback.format_exception(e)).rstrip(), markup=False,
+                          highlight=False, soft_wrap=True)
+                raise typer.Exit(1)
             err.print(f"ccsim: internal error: {type(e).__name__}: {e}", markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(1)
 
     return wrapper
+
+
+def _user_frames(e: BaseException) -> list:
+    """The frames of `e`'s traceback in the user's own files: neither ccsim's package nor
+    Python's or an installed package's (a `--module` paper, the functions it calls)."""
+    import sysconfig
+    import traceback
+
+    ours = str(Path(__file__).resolve().parent)
+    lib = {str(Path(p).resolve()) for k in ("stdlib", "platstdlib", "purelib", "platlib")
+           if (p := sysconfig.get_paths().get(k))}
+    out = []
+    for f in traceback.extract_tb(e.__traceback__):
+        path = str(Path(f.filename).resolve()) if f.filename and not f.filename.startswith("<") else ""
+        if path and not path.startswith(ours) and not any(path.startswith(p) for p in lib):
+            out.append(f)
+    return out
 
 
 def _check_workers(workers: int | None) -> None:
@@ -160,12 +192,12 @@ def print_summary(res) -> None:
 @app.command("run")
 @guarded
 def run_cmd(
-    scenario: Path = typer.Argument(..., help="Scenario TOML file."),
+    scenario: Path = typer.Argument(..., help="Scenario file: TOML, or JSON (.json, e.g. a results folder's scenario.json)."),
     out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="Write summary.json, flows.parquet, series/*.parquet here."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Override simulation.seed."),
     set_: List[str] = typer.Option([], "--set", help="Override a field: path=value (repeatable), e.g. links[0].rate=20Mbps."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing on success."),
-    per_hop_events: bool = typer.Option(False, "--per-hop-events", help="Run the event-per-stage reference implementation (slower; to check the fast paths on your scenario)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", metavar="", help="Print nothing on success."),
+    per_hop_events: bool = typer.Option(False, "--per-hop-events", metavar="", help="Run the event-per-stage reference implementation (slower; to check the fast paths on your scenario)."),
 ) -> None:
     """Validate and run a scenario."""
     import shutil
@@ -217,7 +249,7 @@ def sweep_cmd(
     out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="Results folder (catalog.duckdb + runs/). Default: results/<sweep name>."),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Local worker processes (default: one per core it may use: its CPU affinity, e.g. taskset or a Slurm allocation)."),
     dask: Optional[str] = typer.Option(None, "--dask", help="Dask scheduler address, or 'local' for a LocalCluster."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Log lines instead of a progress bar."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", metavar="", help="Log lines instead of a progress bar."),
     metric: List[str] = typer.Option([], "--metric", "-m", help="Metrics to summarise at the end (default: total.goodput_bps)."),
 ) -> None:
     """Run a parameter sweep; finished runs are cached, an interrupted sweep resumes."""
@@ -256,14 +288,14 @@ def sweep_cmd(
 @guarded
 def reproduce_cmd(
     paper: Optional[str] = typer.Argument(None, help="Paper id (see --list), or 'all'."),
-    quick: bool = typer.Option(False, "--quick", help="Small runs, for CI (the default)."),
-    full: bool = typer.Option(False, "--full", help="The real study."),
+    quick: bool = typer.Option(False, "--quick", metavar="", help="Small runs, for CI (the default)."),
+    full: bool = typer.Option(False, "--full", metavar="", help="The real study."),
     out_dir: Optional[Path] = typer.Option(None, "--out", "-o", help="Results and report folder. Default: results/<paper>-<mode>."),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Local worker processes (default: one per core it may use: its CPU affinity, e.g. taskset or a Slurm allocation)."),
     dask: Optional[str] = typer.Option(None, "--dask", help="Dask scheduler address, or 'local'."),
     module: Optional[Path] = typer.Option(None, "--module", help="Reproduce a paper module from this .py file (defines PAPER)."),
-    list_: bool = typer.Option(False, "--list", help="List the papers and exit."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Log lines instead of progress bars."),
+    list_: bool = typer.Option(False, "--list", metavar="", help="List the papers and exit."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", metavar="", help="Log lines instead of progress bars."),
 ) -> None:
     """Reproduce a paper end to end: sweeps, figures, tables, claims, report.md/report.html."""
     from .papers import REGISTRY, available, load_paper, load_paper_file
@@ -312,7 +344,7 @@ def reproduce_cmd(
 @app.command("validate")
 @guarded
 def validate_cmd(
-    scenario: Path = typer.Argument(..., help="Scenario TOML file."),
+    scenario: Path = typer.Argument(..., help="Scenario file: TOML, or JSON (.json, e.g. a results folder's scenario.json)."),
     set_: List[str] = typer.Option([], "--set", help="Override a field before validating: path=value."),
 ) -> None:
     """Check a scenario without running it."""
@@ -348,8 +380,8 @@ def bench_cmd(
     duration: Optional[float] = typer.Option(None, help="cbr, E2.5 and E5: simulated seconds (default 5)."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write all measurements as JSON here."),
     sweep_runs: int = typer.Option(0, "--sweep-runs", help="Also measure sweep scaling (1 vs 2 workers) on this many short runs."),
-    sack: bool = typer.Option(False, "--sack", help="S1-S4 with SACK loss recovery (ccsim recovery = sack; ns-3 Sack = true)."),
-    classic: bool = typer.Option(False, "--classic", help="S1-S4 with classic fast recovery instead of PRR (ccsim prr = false; "
+    sack: bool = typer.Option(False, "--sack", metavar="", help="S1-S4 with SACK loss recovery (ccsim recovery = sack; ns-3 Sack = true)."),
+    classic: bool = typer.Option(False, "--classic", metavar="", help="S1-S4 with classic fast recovery instead of PRR (ccsim prr = false; "
                                  "ns-3 TcpClassicRecovery)."),
     web_flows: Optional[int] = typer.Option(None, "--web-flows", help="web only: TCP transfers opened during the run (default 100 000)."),
     min_time: float = typer.Option(0.0, "--min-time", help="S1-S4: each repetition runs ccsim back to back in its process for at "

@@ -41,13 +41,20 @@ def _axes(ax=None):
     return fig, ax
 
 
+def _legend(ax, **kw) -> None:
+    """A legend when something on `ax` has a label (matplotlib warns "No artists with
+    labels" otherwise: a plot of a run without the series)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**kw)
+
+
 def label(ax, xlabel: str, ylabel: str, title: str, legend: int | None = 7):
     """Axis labels, a title and (unless `legend` is None) a legend of that font size."""
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     if legend is not None:
-        ax.legend(fontsize=legend)
+        _legend(ax, fontsize=legend)
     return ax
 
 
@@ -72,7 +79,7 @@ def line(df, x: str, y: str = "mean", hue: str | None = None, band: Sequence[str
     if title:
         ax.set_title(title)
     if hue is not None or label:
-        ax.legend()
+        _legend(ax)
     return fig, ax
 
 
@@ -96,7 +103,7 @@ def bars(df, x: str, y: str = "mean", err: Sequence[str] | None = ("ci_low", "ci
     if title:
         ax.set_title(title)
     if hue is not None:
-        ax.legend()
+        _legend(ax)
     return fig, ax
 
 
@@ -115,7 +122,7 @@ def cdf(samples: dict[str, Iterable[float]] | Iterable[float], ax=None, xlabel: 
     if title:
         ax.set_title(title)
     if isinstance(samples, dict):
-        ax.legend()
+        _legend(ax)
     return fig, ax
 
 
@@ -130,7 +137,7 @@ def timeseries(df, y: str | Sequence[str], x: str = "time", ax=None, ylabel: str
     if title:
         ax.set_title(title)
     if not isinstance(y, str) or label:
-        ax.legend()
+        _legend(ax)
     return fig, ax
 
 
@@ -176,12 +183,18 @@ def fct(table, by: str | None = "generator", per_decade: int = 4, quantile: floa
         ax.set_ylabel(label)
         ax.grid(True, which="both", alpha=0.3)
     axes[1].axhline(1.0, color="grey", lw=0.8)
-    axes[0].legend(fontsize=8)
+    _legend(axes[0], fontsize=8)
     return fig, axes
 
 
 def save(fig, path: str | Path, dpi: int = 120) -> Path:
+    """Saves `fig` to `path` and closes it; a path without a suffix gets `.png` (as
+    matplotlib writes it). Returns the file written."""
     path = Path(path)
+    if not path.name or path.name in (".", ".."):
+        raise ValueError(f"plot.save: {str(path)!r} names no file")
+    if not path.suffix:
+        path = path.with_name(path.name + ".png")
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     fig.savefig(path, dpi=dpi)

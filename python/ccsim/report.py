@@ -60,6 +60,8 @@ def claim_folder(out: Path, paper) -> None:
     """Makes `out` this paper's results folder, or refuses (a ScenarioError on `--out`) a
     folder holding another paper's reproduction: its figures would be overwritten in part
     and its catalog's runs counted in this report."""
+    if out.exists() and not out.is_dir():
+        raise ScenarioError([("out", f"{out} is a file; give a folder (new, or this paper's earlier results)")])
     marker = out / MARKER
     other = None
     if marker.is_file():
@@ -118,8 +120,8 @@ def reproduce(paper: Paper, out: str | os.PathLike, mode: str = "quick", workers
           f"report made in {wall:.1f} s. Claims: **{claims}**. A claim holds or does not hold when its rule's "
           "effect is clear of the 95 % confidence interval over seeds; inconclusive when the interval straddles it."
           + (" Quick mode (for CI) runs fewer seeds and shorter runs than the full study: with two seeds a Student-t "
-             "interval has one degree of freedom (t = 12.7), so intervals are wide, may reach past what a quantity can take "
-             "(a negative rate), and leave more claims inconclusive; `--full` gives the study's figures."
+             "interval has one degree of freedom (t = 12.7), so intervals are wide (cut at the range of a rate or a fraction, "
+             "which they would reach past) and leave more claims inconclusive; `--full` gives the study's figures."
              if mode == "quick" else ""))
     doc.h(2, "Verdicts")
     doc.table(pd.DataFrame([{"claim": v.id, "verdict": v.label, "paper": v.paper, "ccsim": v.ccsim, "rule": v.rule} for v in verdicts])

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
 import weakref
+from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from . import _core
@@ -41,6 +43,12 @@ def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
     own_dir = None
     if pcap_dir is None and wants_pcap:
         pcap_dir = own_dir = tempfile.mkdtemp(prefix="ccsim-pcap-")
+    elif wants_pcap:
+        # A folder the captures cannot go to is an OSError naming it (the command line's
+        # "cannot use PATH: why", exit 2), before the run, not an error after the set-up.
+        Path(pcap_dir).mkdir(parents=True, exist_ok=True)
+        if not os.access(pcap_dir, os.W_OK | os.X_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(pcap_dir))
     try:
         try:
             raw = _core.run(_to_json(d), None if pcap_dir is None else os.fspath(pcap_dir), per_hop_events)

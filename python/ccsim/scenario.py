@@ -54,7 +54,8 @@ def loads(text: str) -> dict:
 
 
 def load(path: PathLike) -> dict:
-    """Reads a TOML scenario file into a dict."""
+    """Reads a scenario file into a dict: TOML, or JSON when it ends in `.json` (a results
+    folder's `scenario.json`, the scenario as run)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -62,10 +63,18 @@ def load(path: PathLike) -> dict:
         raise ScenarioError([("", f"scenario file not found: {p}")]) from None
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise ScenarioError([("", f"cannot read scenario file {p}: {e}")]) from None
-    try:
-        d = loads(text)
-    except ScenarioError as e:
-        raise ScenarioError([(pth, f"{p}: {m}" if not pth else m) for pth, m in e.errors]) from None
+    if p.suffix.lower() == ".json":
+        try:
+            d = json.loads(text)
+        except ValueError as e:
+            raise ScenarioError([("", f"{p}: not valid JSON: {e}")]) from None
+        if not isinstance(d, dict):
+            raise ScenarioError([("", f"{p}: a JSON scenario is an object ({{...}}), got {type(d).__name__}")])
+    else:
+        try:
+            d = loads(text)
+        except ScenarioError as e:
+            raise ScenarioError([(pth, f"{p}: {m}" if not pth else m) for pth, m in e.errors]) from None
     gens = d.get("generators")
     if isinstance(gens, list):
         for g in gens:
@@ -87,13 +96,32 @@ def _resolve_files(d: Any, base: Path) -> None:
             _resolve_files(v, base)
 
 
+def plain(v: Any) -> Any:
+    """A fresh copy of `v` with NumPy scalars and arrays as the Python numbers and lists
+    they hold (grids built with `np.arange`, values read from a DataFrame), tuples as lists;
+    anything else is copied as it is (and refused later if it is not plain data)."""
+    import sys
+
+    np = sys.modules.get("numpy")
+    if np is not None:
+        if isinstance(v, np.ndarray):
+            return [plain(x) for x in v.tolist()]
+        if isinstance(v, np.generic):
+            return v.item()
+    if isinstance(v, Mapping):
+        return {k: plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    return copy.deepcopy(v)
+
+
 def as_dict(scenario: "Scenario | Mapping | PathLike") -> dict:
     """Any accepted scenario form -> a fresh dict."""
     try:
         if isinstance(scenario, Scenario):
-            return copy.deepcopy(scenario.data)
+            return plain(scenario.data)
         if isinstance(scenario, Mapping):
-            return copy.deepcopy(dict(scenario))
+            return plain(dict(scenario))
     except RecursionError:
         raise ScenarioError([("", f"the scenario is nested more than {MAX_DEPTH} levels deep")]) from None
     if isinstance(scenario, (str, os.PathLike)):
@@ -210,6 +238,7 @@ def set_path(d: dict, path: str, value: Any) -> dict:
     """Sets ``path`` (``links[0].rate``, ``flows[*].rate``, ``dumbbell.queue.limit``) to
     ``value`` in place, creating missing tables. Returns ``d``."""
     parts = _split_path(path)
+    value = plain(value)
 
     def walk(node: Any, i: int, where: str) -> None:
         key = parts[i]

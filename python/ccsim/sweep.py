@@ -19,6 +19,7 @@ import copy
 import io
 import itertools
 import json
+import math
 import os
 import sys
 import threading
@@ -31,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from . import __version__
 from .catalog import Catalog, scenario_hash
-from .scenario import PathLike, Scenario, ScenarioError, as_dict, load, set_path
+from .scenario import plain, PathLike, Scenario, ScenarioError, as_dict, load, set_path
 
 
 @dataclass
@@ -49,12 +50,19 @@ class SweepSpec:
     metrics: list[str] = field(default_factory=list)
 
     def points(self) -> list[dict]:
+        both = sorted(set(self.grid) & set(self.zipped))
+        if both:
+            raise ScenarioError([(f"zip.{k}", "also in grid: give each field in one of them") for k in both])
         for k, v in {**self.grid, **self.zipped}.items():
             if not isinstance(v, list) or not v:
                 raise ScenarioError([(f"grid.{k}" if k in self.grid else f"zip.{k}", "must be a non-empty list of values")])
         lens = {len(v) for v in self.zipped.values()}
         if len(lens) > 1:
             raise ScenarioError([("zip", f"zipped lists must have equal lengths, got {sorted(lens)}")])
+        n = math.prod(len(v) for v in self.grid.values()) * (lens.pop() if lens else 1) * len(self.seeds)
+        if n > MAX_RUNS:
+            raise ScenarioError([("grid", f"{n:,} runs (points × seeds): a sweep has at most {MAX_RUNS:,}; split it "
+                                          "into several sweeps into the same folder")])
         gkeys = list(self.grid)
         gvals = [self.grid[k] for k in gkeys]
         zrows = [dict(zip(self.zipped, vals)) for vals in zip(*self.zipped.values())] if self.zipped else [{}]
@@ -97,10 +105,18 @@ class Task:
     out: str | None = None
 
 
+#: The most runs one sweep may define (points × seeds): a larger one is refused at once
+#: (it would sit silent while every point is validated, and its catalog would not be
+#: usable); split it into several sweeps.
+MAX_RUNS = 1_000_000
+
+
 def _seeds(value: Any) -> list[int]:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             raise ScenarioError([("seeds", "must be at least 1 (a count) or a list of seeds")])
+        if value > MAX_RUNS:
+            raise ScenarioError([("seeds", f"{value:,} seeds: a sweep has at most {MAX_RUNS:,} runs")])
         return list(range(1, value + 1))
     if isinstance(value, list) and value and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value):
         return list(value)
@@ -438,7 +454,10 @@ def dask_client(address: str, workers: int):
         return Client(cluster), cluster
     try:
         return Client(address, timeout=f"{DASK_CONNECT_TIMEOUT_S}s"), None
-    except (OSError, TimeoutError, ValueError, TypeError) as e:
+    except (ValueError, TypeError) as e:
+        raise ScenarioError([("--dask", f"{address!r} is not a Dask scheduler address ({e}); give tcp://host:port of a "
+                                        "running scheduler, or 'local'")]) from None
+    except (OSError, TimeoutError) as e:
         raise ScenarioError([("--dask", f"cannot reach the Dask scheduler at {address!r} within {DASK_CONNECT_TIMEOUT_S} s "
                                         f"({type(e).__name__}: {e}); give tcp://host:port of a running scheduler, or 'local'")]) from None
 
@@ -485,14 +504,16 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
     if isinstance(base, SweepSpec):
         spec = base
     else:
-        spec = SweepSpec(name=name or (as_dict(base).get("name", "sweep")), base=as_dict(base), grid=dict(grid or {}),
-                         zipped=dict(zip or {}), seeds=_seeds(seeds), extract=extract)
+        spec = SweepSpec(name=name or (as_dict(base).get("name", "sweep")), base=as_dict(base), grid=plain(dict(grid or {})),
+                         zipped=plain(dict(zip or {})), seeds=_seeds(plain(seeds)), extract=extract)
     if name:
         spec.name = name
     out = Path(out or Path("results") / spec.name)
+    if out.exists() and not out.is_dir():
+        raise ScenarioError([("out", f"{out} is a file; give a folder (new, or one of earlier sweeps' results)")])
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ScenarioError([("workers", f"must be a whole number at least 1 (None: one per usable core), got {workers!r}")])
     workers = workers or usable_cpus()
-    if workers < 1:
-        raise ScenarioError([("workers", "must be at least 1")])
     tasks = spec.tasks()
     check_points(tasks)
     # Several seeds/points can resolve to the same scenario (e.g. a seedless model): run once.
@@ -508,6 +529,7 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
     main = _main_for_workers(spec.extract) if pool and not (out / "catalog.duckdb").exists() else None
     t0 = time.perf_counter()
     with Catalog(out) as cat:
+        cat.set_members(spec.name, list(unique), __version__)
         done = cat.done_ids(__version__)
         todo = [t for t in unique.values() if t.run_id not in done]
         cached = len(unique) - len(todo)

@@ -199,8 +199,16 @@ impl<'v> Obj<'v> {
             errs.add(self.at(key), format!("rate must be at most {MAX_RATE_BPS:e} bit/s (1 Pb/s), got {x:e}"));
             return None;
         }
-        if x < 1000.0 && matches!(self.map.get(key), Some(Value::Number(_))) {
-            errs.warn(self.at(key), format!("a bare number is bit/s: {x} bit/s; write e.g. '{x}Mbps' if you meant megabits per second"));
+        let unitless = match self.map.get(key) {
+            Some(Value::Number(_)) => true,
+            Some(Value::String(s)) => !units::has_unit(s),
+            _ => false,
+        };
+        if x < 1000.0 && unitless {
+            errs.warn(
+                self.at(key),
+                format!("a number without a unit is bit/s: {x} bit/s; write e.g. '{x}Mbps' if you meant megabits per second"),
+            );
         }
         Some(x.round() as u64)
     }

@@ -38,9 +38,14 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     Some((num, s[end..].trim()))
 }
 
+/// Whether a quantity written as a string names its unit (`"10Mbps"`, not `"10"`).
+pub fn has_unit(s: &str) -> bool {
+    split_number(s).is_some_and(|(_, unit)| !unit.is_empty())
+}
+
 /// Allowed unit spellings, shown in error messages.
 pub const RATE_UNITS: &str = "bps, kbps, Mbps, Gbps, Tbps (or b/s, kb/s, Mb/s, Gb/s; B/s forms for bytes)";
-pub const TIME_UNITS: &str = "s, ms, us, ns, min";
+pub const TIME_UNITS: &str = "s, ms, us (or µs), ns, min";
 pub const SIZE_UNITS: &str = "B, KB, MB, GB (x1000), KiB, MiB, GiB (x1024)";
 
 /// Parses a rate in bit/s. A bare number is bit/s.
@@ -68,7 +73,8 @@ pub fn parse_time(s: &str) -> Option<f64> {
     Some(match unit {
         "" | "s" | "sec" => n,
         "ms" => n / 1e3,
-        "us" | "µs" => n / 1e6,
+        // The micro sign (U+00B5) and the Greek small mu (U+03BC): keyboards give either.
+        "us" | "µs" | "μs" => n / 1e6,
         "ns" => n / 1e9,
         "min" => n * 60.0,
         _ => return None,
@@ -187,6 +193,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_string_quantity_names_its_unit_or_not() {
+        assert!(has_unit("10Mbps") && has_unit(" 1500 B") && has_unit("1e3ms"));
+        assert!(!has_unit("10") && !has_unit(" 1e3 ") && !has_unit("-5"));
+    }
+
+    #[test]
     fn floor_is_the_library_floor_bit_for_bit() {
         let edge =
             [0.0, -0.0, 0.5, 1.0, 1.5, -0.5, -1.0, -1.5, 2.0f64.powi(52) + 0.5, 2.0f64.powi(53), 2.0f64.powi(63), 2.0f64.powi(63) - 1024.0];
@@ -258,6 +270,7 @@ mod tests {
         assert_eq!(parse_time("35ms"), Some(0.035));
         assert_eq!(parse_time("2"), Some(2.0));
         assert_eq!(parse_time("10us"), Some(1e-5));
+        assert_eq!((parse_time("10\u{b5}s"), parse_time("10\u{3bc}s")), (Some(1e-5), Some(1e-5)));
         assert_eq!(parse_time("35 mss"), None);
         assert_eq!(parse_size("1500B"), Some(1500.0));
         assert_eq!(parse_size("1KiB"), Some(1024.0));

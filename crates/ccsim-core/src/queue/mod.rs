@@ -285,6 +285,18 @@ pub fn parse_limit(o: &mut Obj, key: &'static str, default: Limit, errs: &mut Er
                     };
                 }
             }
+            if !crate::units::has_unit(t) && t.parse::<f64>().is_ok() {
+                // A number is packets, a size bytes: a quoted number is neither for sure
+                // (it was read as bytes: "1000" held one packet, "10" none).
+                errs.add(
+                    o.at(key),
+                    format!(
+                        "queue limit {} has no unit: write {t} (packets), '{t}pkt', or a size such as '{t}B' or '150KB'",
+                        crate::config::show(v)
+                    ),
+                );
+                return None;
+            }
             match crate::units::parse_size(t) {
                 Some(b) if b >= 1.0 && b.fract() == 0.0 => Some(Limit::Bytes(b as u64)),
                 _ => bad(errs),

@@ -347,9 +347,10 @@ fn parse_simulation(top: &mut Obj, errs: &mut Errors) -> SimSection {
     }
     let seed = s.int("seed", 0, i64::MAX, errs).unwrap_or(1) as u64;
     let warmup = s.time("warmup", errs).unwrap_or(0);
-    if let Some(d) = d {
+    if let Some(d) = d.filter(|&d| d > 0) {
         if warmup >= d {
-            errs.add("simulation.warmup", "must be shorter than simulation.duration");
+            let secs = |t: Time| crate::units::to_secs(t);
+            errs.add("simulation.warmup", format!("must be shorter than simulation.duration ({} s), got {} s", secs(d), secs(warmup)));
         }
     }
     let max_events = s.int("max_events", 1, i64::MAX, errs).map(|x| x as u64);

@@ -120,17 +120,21 @@ pub(crate) fn parse(
                     let (f, t) = topo.ends(ld);
                     let names = &topo.nodes.names;
                     let file = file.unwrap_or_else(|| format!("{}-{}.pcap", names[f as usize], names[t as usize]));
-                    let bad = file.contains('/')
-                        || file.contains('\\')
-                        || file.starts_with('.')
-                        || !file.ends_with(".pcap")
-                        || file.chars().any(|c| c.is_control())
-                        || file.len() > 200;
-                    if bad {
-                        errs.add(
-                            o.at("file"),
-                            format!("{file:?}: give a plain file name ending in .pcap, without control characters, at most 200 bytes (it is written in the run's output folder)"),
-                        );
+                    let why = if file.contains('/') || file.contains('\\') {
+                        Some("a plain file name, without a folder (it is written in the run's output folder)")
+                    } else if file.starts_with('.') {
+                        Some("a name not starting with '.' (hidden, and the run's temporary files start with it)")
+                    } else if !file.to_ascii_lowercase().ends_with(".pcap") {
+                        Some("a name ending in .pcap")
+                    } else if file.chars().any(|c| c.is_control()) {
+                        Some("a name without control characters")
+                    } else if file.len() > 200 {
+                        Some("a name of at most 200 bytes")
+                    } else {
+                        None
+                    };
+                    if let Some(why) = why {
+                        errs.add(o.at("file"), format!("{file:?}: give {why}"));
                     } else if out.pcaps.iter().any(|p| p.file == file) {
                         errs.add(o.at("file"), format!("two pcap traces write '{file}'"));
                     } else {

@@ -52,6 +52,9 @@ impl Simulation {
         if self.warmup_pending {
             h = h.min(self.warmup);
         }
+        if let Some(&stop) = self.stops_ahead.last() {
+            h = h.min(stop);
+        }
         let mut q = h;
         for t in &self.traces {
             match t.target {

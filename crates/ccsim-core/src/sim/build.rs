@@ -83,6 +83,7 @@ impl Simulation {
             net.enable_fast_paths(&ends, &traced, &elem_node);
         }
         let mut sched = Scheduler::new();
+        let mut spec_stops: Vec<crate::units::Time> = spec.flows.iter().filter_map(|f| f.stop).collect();
         let mut flows = Vec::with_capacity(spec.flows.len());
         let mut rx_count = 0u32;
         for (i, f) in spec.flows.into_iter().enumerate() {
@@ -254,6 +255,11 @@ impl Simulation {
             stop_when_idle: opts.stop_when_idle,
             link_specs: spec.links,
             spec_warnings: spec.warnings.iter().map(|w| w.to_string()).collect(),
+            goodput_at_stop: Vec::new(),
+            stops_ahead: {
+                spec_stops.sort_unstable_by(|a, b| b.cmp(a));
+                spec_stops
+            },
         };
         sim.set_horizon();
         Ok(sim)

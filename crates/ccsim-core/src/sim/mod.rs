@@ -189,9 +189,31 @@ pub struct Simulation {
     link_specs: Vec<crate::scenario::LinkSpec>,
     /// The scenario's warnings (see [`Spec::warnings`]), reported with the results.
     spec_warnings: Vec<String>,
+    /// Goodput bytes of each stopped flow (its statistics slot: the flow's, or a receiver's)
+    /// when it stopped: its `goodput_bps` is what it delivered by its stop over
+    /// `[start, stop]` (what its packets in flight deliver later is in `goodput_bytes`).
+    goodput_at_stop: Vec<(u32, u64)>,
+    /// The scenario's flows' stop times still ahead, latest first: each is a reader of
+    /// flow state (the goodput at the stop), so hosts do not take packets ahead of it.
+    stops_ahead: Vec<Time>,
 }
 
 impl Simulation {
+    /// Keeps a stopping flow's goodput bytes (see `goodput_at_stop`): its own statistics
+    /// slot's (`flow`) and each receiver's with statistics of its own (`n_static + rx`, a
+    /// multicast flow's).
+    fn note_goodput_at_stop(&mut self, flow: u32) {
+        let n = self.n_static;
+        let f = &self.flows[flow as usize];
+        if f.dynf.is_some() {
+            return;
+        }
+        self.goodput_at_stop.push((flow, self.core.flows[flow as usize].goodput_bytes));
+        for r in f.receivers().filter(|r| r.rx != crate::agent::NO_RX) {
+            self.goodput_at_stop.push((n + r.rx, self.core.rx[r.rx as usize].goodput_bytes));
+        }
+    }
+
     /// Builds the world (pcap files, if any, go to the current directory).
     /// Panics if a pcap file cannot be created; use [`Simulation::with_options`] to get an error.
     pub fn new(spec: Spec) -> Self {
@@ -438,7 +460,17 @@ impl Simulation {
                 // A timer scheduled before its slot's flow began is an earlier flow's: ignored.
                 Event::Timer { flow, token, end, kind } if seq >= self.flows[flow as usize].seq_floor => match kind {
                     TIMER_START => self.agent_call(flow, end, |a, ctx| a.start(ctx)),
-                    TIMER_STOP => self.agent_call(flow, end, |a, ctx| a.stop(ctx)),
+                    TIMER_STOP => {
+                        self.note_goodput_at_stop(flow);
+                        let now = self.core.sched.now();
+                        if self.stops_ahead.last().is_some_and(|&t| t <= now) {
+                            while self.stops_ahead.last().is_some_and(|&t| t <= now) {
+                                self.stops_ahead.pop();
+                            }
+                            self.set_horizon();
+                        }
+                        self.agent_call(flow, end, |a, ctx| a.stop(ctx))
+                    }
                     _ => self.agent_call(flow, end, |a, ctx| a.on_timer(ctx, kind, token)),
                 },
                 Event::Timer { .. } => {}

@@ -117,12 +117,13 @@ impl Simulation {
         flows.push("delivered_pkts", i64col(&|i| st[i].delivered_pkts as i64));
         flows.push("delivered_bytes", i64col(&|i| st[i].delivered_bytes as i64));
         flows.push("goodput_bytes", i64col(&|i| st[i].goodput_bytes as i64));
+        let at_stop: std::collections::HashMap<u32, u64> = self.goodput_at_stop.iter().copied().collect();
         flows.push(
             "goodput_bps",
             f64col(&|i| {
                 let w = window(i);
                 if w > 0.0 {
-                    st[i].goodput_bytes as f64 * 8.0 / w
+                    at_stop.get(&(i as u32)).copied().unwrap_or(st[i].goodput_bytes) as f64 * 8.0 / w
                 } else {
                     0.0
                 }
@@ -341,6 +342,8 @@ impl Simulation {
         // Sized exactly: with 100 000 flows, doubling growth leaves megabytes of slack.
         let n: usize = self.flows[..self.n_static as usize].iter().map(|s| s.n_receivers()).sum();
         let (mut flow, mut stats, mut windows) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        let at_stop: std::collections::HashMap<u32, u64> = self.goodput_at_stop.iter().copied().collect();
+        let mut rate_bytes = Vec::with_capacity(n);
         let (mut name, mut node) = (Text::with_capacity(n, 0), Text::with_capacity(n, 0));
         for (i, s) in self.flows[..self.n_static as usize].iter().enumerate() {
             let begin = s.start.max(self.warmup);
@@ -349,7 +352,13 @@ impl Simulation {
                 flow.push(i as i64);
                 name.push(&s.name);
                 node.push(&nodes[r.node as usize].name);
-                stats.push(if r.rx == crate::agent::NO_RX { &self.core.flows[i] } else { &self.core.rx[r.rx as usize] });
+                let (key, st) = if r.rx == crate::agent::NO_RX {
+                    (i as u32, &self.core.flows[i])
+                } else {
+                    (self.n_static + r.rx, &self.core.rx[r.rx as usize])
+                };
+                stats.push(st);
+                rate_bytes.push(at_stop.get(&key).copied().unwrap_or(st.goodput_bytes));
                 windows.push(to_secs(end.saturating_sub(begin)));
             }
         }
@@ -363,7 +372,7 @@ impl Simulation {
         t.push("delivered_pkts", i64col(&|i| stats[i].delivered_pkts as i64));
         t.push("delivered_bytes", i64col(&|i| stats[i].delivered_bytes as i64));
         t.push("goodput_bytes", i64col(&|i| stats[i].goodput_bytes as i64));
-        t.push("goodput_bps", f64col(&|i| if windows[i] > 0.0 { stats[i].goodput_bytes as f64 * 8.0 / windows[i] } else { 0.0 }));
+        t.push("goodput_bps", f64col(&|i| if windows[i] > 0.0 { rate_bytes[i] as f64 * 8.0 / windows[i] } else { 0.0 }));
         t.push("delay_mean_s", f64col(&|i| stats[i].mean_delay_s()));
         t.push("delay_min_s", f64col(&|i| if stats[i].delivered_pkts > 0 { to_secs(stats[i].delay_min_ns) } else { f64::NAN }));
         t.push("delay_max_s", f64col(&|i| if stats[i].delivered_pkts > 0 { to_secs(stats[i].delay_max_ns) } else { f64::NAN }));
