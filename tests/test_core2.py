@@ -106,6 +106,25 @@ def test_generator_errors_name_the_field():
     assert "generators[0].size.mean" in paths and "generators[1].transport" in paths
 
 
+def test_a_generator_data_file_that_is_not_a_regular_file(tmp_path):
+    """A FIFO named as a data file would block the run (and the cache key's hash of it),
+    /dev/zero would fill the memory: refused, naming the field."""
+    import os
+    import time
+
+    os.mkfifo(tmp_path / "fifo")
+    d = ccsim.load(EXAMPLES / "web_traffic.toml")
+    d["generators"][0]["size"] = {"kind": "empirical", "file": str(tmp_path / "fifo")}
+    d["generators"][1]["size"] = {"kind": "empirical", "file": "/dev/zero"}
+    t0 = time.perf_counter()
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.validate(d)
+    msgs = dict(e.value.errors)
+    assert "not a regular file" in msgs["generators[0].size.file"] and "not a regular file" in msgs["generators[1].size.file"]
+    from ccsim.catalog import scenario_hash
+    assert scenario_hash(d) and time.perf_counter() - t0 < 10
+
+
 def test_generator_data_files_are_relative_to_the_scenario(tmp_path):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "sizes.csv").write_text("size,p\n1000,0\n5000,0.5\n20000,1\n")

@@ -172,11 +172,12 @@ def test_the_local_pool_from_piped_code_and_unguarded_scripts(tmp_path):
     # Every run cached: no worker starts, so any extract= will do (it was refused before).
     cached = python(head + sweep_call("piped", "lambda r: {}"))
     assert cached.returncode == 0 and "ran 0 0" in cached.stdout and "every run is cached" in cached.stderr, cached.stderr
-    # A run left to do needs the workers: refused, before it runs.
-    more = python(head + sweep_call("piped", "lambda r: {}").replace("[10, 20]", "[10, 20, 30]"))
+    # A run left to do needs the workers: refused, before it runs, and the sweep's runs as
+    # recorded stay those of its last accepted definition.
+    more = python(head + sweep_call("piped", "lambda r: {}").replace("[10, 20]", "[30, 40]"))
     assert "ScenarioError: extract: <lambda> cannot be sent to worker processes" in more.stderr, more.stderr
     with Catalog(tmp_path / "piped", read_only=True) as c:
-        assert len(c.metrics("p")) == 2
+        assert list(c.metrics("p")["dumbbell.queue.limit"]) == [10, 20]
 
 
 def test_a_redefined_sweep_reports_only_its_own_runs(tmp_path):
@@ -201,14 +202,20 @@ def test_sweeps_sharing_a_folder_each_see_their_own_runs(tmp_path):
     queries had lost it: a sweep whose every point was cached had no runs at all)."""
     base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
     base["simulation"]["duration"] = "2s"
-    ccsim.sweep(base, name="A", grid={"dumbbell.queue.limit": [10, 25]}, out=tmp_path, workers=1)
+    base["dumbbell"]["queue"]["limit"] = 25
+    base["dumbbell"]["bottleneck_rate"] = "10Mbps"
+    ccsim.sweep(base, name="A", grid={"dumbbell.bottleneck_rate": ["10Mbps", "12Mbps"]}, out=tmp_path, workers=1)
     b = ccsim.sweep(base, name="B", grid={"dumbbell.queue.limit": [25, 50]}, out=tmp_path, workers=1)
-    c = ccsim.sweep(base, name="C", grid={"dumbbell.queue.limit": [10]}, out=tmp_path, workers=1)
+    c = ccsim.sweep(base, name="C", grid={"dumbbell.queue.limit": [25]}, out=tmp_path, workers=1)
     assert (b.ran, b.cached, c.ran, c.cached) == (1, 1, 0, 1)
     with Catalog(tmp_path, read_only=True) as cat:
+        # The shared run under each sweep's own parameters (it was stored with A's).
         assert list(cat.summary("events", "B")["dumbbell.queue.limit"]) == [25, 50]
-        assert list(cat.metrics("C")["dumbbell.queue.limit"]) == [10]
+        assert list(cat.metrics("C").columns[:1]) == ["dumbbell.queue.limit"]
+        assert list(cat.metrics("C")["dumbbell.queue.limit"]) == [25]
         assert list(cat.runs("C")["sweep"]) == ["A"]  # the sweep that ran it
+        assert list(cat.runs("C")["params"]) == ['{"dumbbell.queue.limit":25}']
+        assert list(b.metrics()["dumbbell.queue.limit"]) == [25, 50]
 
 
 def test_a_generator_s_data_file_is_part_of_the_cache_key(tmp_path):

@@ -4,7 +4,8 @@ Layout of a results folder::
 
     DIR/catalog.duckdb          runs(run_id, version, sweep, point, params, seed, status, error, ...)
                                 metrics(run_id, name, value)   long format, one row per number
-                                sweep_runs(sweep, run_id, version)   each sweep's runs, as last defined
+                                sweep_runs(sweep, run_id, version, point, params, seed)
+                                    each sweep's runs as last defined, with its own params
     DIR/runs/<run_id>/          flows.parquet, queues.parquet, drops.parquet, series/*.parquet
 
 A run is identified by the content hash of its fully resolved scenario (after overrides
@@ -56,7 +57,10 @@ CREATE TABLE IF NOT EXISTS metrics (
 CREATE TABLE IF NOT EXISTS sweep_runs (
     sweep VARCHAR,
     run_id VARCHAR,
-    version VARCHAR
+    version VARCHAR,
+    point VARCHAR,
+    params VARCHAR,
+    seed BIGINT
 );
 """
 
@@ -98,17 +102,29 @@ def input_files(scenario: Any) -> dict[str, str]:
 
 
 _DIGESTS: dict[tuple, str] = {}
+#: The largest data file the engine reads (`config::MAX_DATA_FILE_BYTES`).
+MAX_DATA_FILE_BYTES = 64 << 20
 
 
 def _file_digest(path: str) -> str:
-    """A file's SHA-256, remembered while its size and modification time stay the same
-    (a sweep's many runs name the same files)."""
+    """A file's SHA-256, remembered while the file is unchanged (same inode, size and
+    change times: a sweep's many runs name the same files); "unreadable" for what the
+    engine refuses (not a regular file: a FIFO would block; larger than it reads)."""
+    import stat
+
     try:
         st = os.stat(path)
-        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_DATA_FILE_BYTES:
+            return "unreadable"
+        key = (os.path.abspath(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         if key not in _DIGESTS:
             with open(path, "rb") as f:
-                _DIGESTS[key] = hashlib.sha256(f.read()).hexdigest()
+                data = f.read(MAX_DATA_FILE_BYTES + 1)
+            if len(data) > MAX_DATA_FILE_BYTES:
+                return "unreadable"
+            if len(_DIGESTS) > 4096:
+                _DIGESTS.clear()
+            _DIGESTS[key] = hashlib.sha256(data).hexdigest()
         return _DIGESTS[key]
     except (OSError, ValueError):
         return "unreadable"
@@ -223,17 +239,21 @@ class Catalog:
                 raise OSError(28, f"no space left on the device holding {self.root}: {e}") from e
             raise
 
-    def set_members(self, sweep: str, run_ids: Iterable[str], version: str) -> None:
-        """Records the runs of `sweep` as it is now defined, replacing its earlier list: a
-        sweep re-run with another base scenario or grid is then queried for its own runs
-        only, and a run first made (and cached) for another sweep counts for this one too."""
-        ids = list(dict.fromkeys(run_ids))
+    def set_members(self, sweep: str, runs: Iterable[tuple[str, dict, int]], version: str) -> None:
+        """Records the runs of `sweep` as it is now defined, `(run_id, params, seed)` each,
+        replacing its earlier list: a sweep re-run with another base scenario or grid is
+        then queried for its own runs only, and a run first made (and cached) for another
+        sweep counts for this one too, under this sweep's parameters."""
+        rows = list({rid: (rid, params, seed) for rid, params, seed in runs}.values())
         self.con.execute("BEGIN TRANSACTION")
         try:
             self.con.execute("DELETE FROM sweep_runs WHERE sweep = ?", [sweep])
-            batch = pa.table({"sweep": [sweep] * len(ids), "run_id": ids, "version": [version] * len(ids)})
+            batch = pa.table({"sweep": [sweep] * len(rows), "run_id": [r[0] for r in rows],
+                              "version": [version] * len(rows), "point": [point_key(r[1]) for r in rows],
+                              "params": [canonical_json(r[1]) for r in rows],
+                              "seed": pa.array([int(r[2]) for r in rows], pa.int64())})
             self.con.register("_members_batch", batch)
-            self.con.execute("INSERT INTO sweep_runs SELECT sweep, run_id, version FROM _members_batch")
+            self.con.execute("INSERT INTO sweep_runs SELECT sweep, run_id, version, point, params, seed FROM _members_batch")
             self.con.unregister("_members_batch")
             self.con.execute("COMMIT")
         except BaseException:
@@ -250,13 +270,19 @@ class Catalog:
         return "sweep_runs" in tables and self.con.execute(
             "SELECT 1 FROM sweep_runs WHERE sweep = ? LIMIT 1", [sweep]).fetchone() is not None
 
-    def _sweep_filter(self, sweep: str, alias: str) -> str:
-        """The SQL condition selecting `sweep`'s runs from the runs table named `alias` (one
-        `?` for the sweep's name)."""
+    def _sweep_source(self, sweep: str | None, unlisted_all: bool = False) -> tuple[str, list]:
+        """The runs of `sweep` (every run when None) as a FROM clause named `r`, with the
+        runs table's columns: a listed sweep's `point`, `params` and `seed` are its own
+        (a run cached from another sweep was stored with that sweep's). A sweep this
+        catalog does not list (written before the list existed): the runs it stored, or
+        every run with `unlisted_all` (the caller names the runs)."""
+        if sweep is None or (unlisted_all and not self._has_members(sweep)):
+            return "runs r", []
         if self._has_members(sweep):
-            return (f"EXISTS (SELECT 1 FROM sweep_runs s WHERE s.sweep = ? AND s.run_id = {alias}.run_id "
-                    f"AND s.version = {alias}.version)")
-        return f"{alias}.sweep = ?"
+            return ("(SELECT u.run_id, u.version, u.sweep, s.point, s.params, s.seed, u.status, u.error, u.wall_s, "
+                    "u.events, u.sim_time_s, u.finished_at FROM runs u JOIN sweep_runs s ON s.run_id = u.run_id "
+                    "AND s.version = u.version WHERE s.sweep = ?) r", [sweep])
+        return "(SELECT * FROM runs WHERE sweep = ?) r", [sweep]
 
     def _write_tables(self, run_id: str, tables: dict[str, bytes]) -> None:
         write_run_tables(self.root, run_id, {name: pa.ipc.open_stream(ipc).read_all() for name, ipc in tables.items()})
@@ -267,12 +293,9 @@ class Catalog:
         found cached from another sweep), one row each with the runs table's columns:
         `sweep` is the sweep that ran it, `point` the parameter point's key (params without
         the seed), `finished_at` the UTC time the run was recorded."""
+        source, args = self._sweep_source(sweep)
         q = ("SELECT run_id, version, sweep, point, params, seed, status, error, wall_s, events, sim_time_s, "
-             "finished_at FROM runs r")
-        args: list = []
-        if sweep is not None:
-            q += " WHERE " + self._sweep_filter(sweep, "r")
-            args.append(sweep)
+             f"finished_at FROM {source}")
         df = self.con.execute(q + " ORDER BY sweep, point, seed", args).df()
         return df
 
@@ -283,17 +306,14 @@ class Catalog:
         base or grid: its new runs only; runs it found cached from another sweep included),
         or only the runs `run_ids` when given (whichever sweep stored them). `strict`: a sweep or metric name this catalog has
         never recorded is a ScenarioError (a typo), not an empty table."""
-        q = ("SELECT r.run_id, r.params, r.seed, m.name, m.value FROM runs r JOIN metrics m "
+        source, args = self._sweep_source(sweep, unlisted_all=run_ids is not None)
+        q = (f"SELECT r.run_id, r.params, r.seed, m.name, m.value FROM {source} JOIN metrics m "
              "ON r.run_id = m.run_id AND r.version = m.version WHERE r.status = 'ok'")
-        args: list = []
         if run_ids is not None:
             # Given run ids name the sweep's runs, including those first run (and stored)
             # for another sweep with the identical scenario.
             q += " AND list_contains(?, r.run_id)"
             args.append(list(run_ids))
-        elif sweep is not None:
-            q += " AND " + self._sweep_filter(sweep, "r")
-            args.append(sweep)
         names = None if names is None else list(names)
         if strict:
             self._check_names(sweep if run_ids is None else None, names)

@@ -109,18 +109,26 @@ def guarded(fn):
 
 
 def _user_frames(e: BaseException) -> list:
-    """The frames of `e`'s traceback in the user's own files: neither ccsim's package nor
-    Python's or an installed package's (a `--module` paper, the functions it calls)."""
-    import sysconfig
+    """The frames of `e`'s traceback in the user's own code: the folders of the paper
+    modules loaded with `reproduce --module` (ccsim's package apart, should it be there)."""
     import traceback
 
-    ours = str(Path(__file__).resolve().parent)
-    lib = {str(Path(p).resolve()) for k in ("stdlib", "platstdlib", "purelib", "platlib")
-           if (p := sysconfig.get_paths().get(k))}
+    from .papers import USER_CODE
+
+    if not USER_CODE:
+        return []
+    import sysconfig
+
+    # Not ours, nor Python's or an installed package's (a virtual environment may sit in
+    # the user's folder).
+    lib = [Path(__file__).resolve().parent] + [Path(p).resolve() for k in ("stdlib", "platstdlib", "purelib", "platlib")
+                                               if (p := sysconfig.get_paths().get(k))]
     out = []
     for f in traceback.extract_tb(e.__traceback__):
-        path = str(Path(f.filename).resolve()) if f.filename and not f.filename.startswith("<") else ""
-        if path and not path.startswith(ours) and not any(path.startswith(p) for p in lib):
+        if not f.filename or f.filename.startswith("<"):
+            continue
+        path = Path(f.filename).resolve()
+        if any(path.is_relative_to(d) for d in USER_CODE) and not any(path.is_relative_to(d) for d in lib):
             out.append(f)
     return out
 

@@ -105,7 +105,7 @@ def plain(v: Any) -> Any:
     np = sys.modules.get("numpy")
     if np is not None:
         if isinstance(v, np.ndarray):
-            return [plain(x) for x in v.tolist()]
+            return plain(v.tolist())  # a 0-d array's is a number
         if isinstance(v, np.generic):
             return v.item()
     if isinstance(v, Mapping):

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from . import __version__
 from .catalog import Catalog, scenario_hash
-from .scenario import plain, PathLike, Scenario, ScenarioError, as_dict, load, set_path
+from .scenario import PathLike, Scenario, ScenarioError, as_dict, load, plain, set_path
 
 
 @dataclass
@@ -511,6 +511,7 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
     out = Path(out or Path("results") / spec.name)
     if out.exists() and not out.is_dir():
         raise ScenarioError([("out", f"{out} is a file; give a folder (new, or one of earlier sweeps' results)")])
+    workers = plain(workers)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ScenarioError([("workers", f"must be a whole number at least 1 (None: one per usable core), got {workers!r}")])
     workers = workers or usable_cpus()
@@ -529,10 +530,13 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
     main = _main_for_workers(spec.extract) if pool and not (out / "catalog.duckdb").exists() else None
     t0 = time.perf_counter()
     with Catalog(out) as cat:
-        cat.set_members(spec.name, list(unique), __version__)
         done = cat.done_ids(__version__)
         todo = [t for t in unique.values() if t.run_id not in done]
         cached = len(unique) - len(todo)
+        if pool and main is None and todo:
+            main = _main_for_workers(spec.extract)
+        # Recorded once the sweep is accepted (a refused call leaves the list as it was).
+        cat.set_members(spec.name, [(t.run_id, t.params, t.seed) for t in unique.values()], __version__)
         own = spec.extract is not None and str(getattr(spec.extract, "__module__", "")).startswith("ccsim.")
         if not todo and spec.extract is not None and not own:
             # The cache is keyed by the scenario alone: a cached run keeps the metrics it was
@@ -549,8 +553,6 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
             say(f"{spec.name}: all {len(unique)} runs are already in {out}/catalog.duckdb (ccsim {__version__}): nothing to run")
             return SweepResult(out, spec.name, len(unique), 0, cached, 0, time.perf_counter() - t0, first_scenario=first,
                                run_ids=list(unique))
-        if pool and main is None:
-            main = _main_for_workers(spec.extract)
         say(f"{spec.name}: {len(unique)} runs, {cached} cached, {len(todo)} to run on "
             f"{'dask ' + dask if dask else f'{workers} local worker(s)'}")
         if not dask:

@@ -40,6 +40,32 @@ pub const MAX_TIME_S: f64 = 1e9;
 /// The highest rate a scenario may give, bit/s (1 Pb/s).
 pub const MAX_RATE_BPS: f64 = 1e15;
 
+/// The largest data file a scenario may name (arrival times, an empirical distribution).
+pub const MAX_DATA_FILE_BYTES: u64 = 64 << 20;
+
+/// Reads a data file a scenario names: a regular file of at most
+/// [`MAX_DATA_FILE_BYTES`], as UTF-8 (a FIFO would block the run, `/dev/zero` fill the
+/// memory). The error says what is wrong, for the field's message.
+pub fn read_data_file(path: &str) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("cannot read {path}: not a regular file"));
+    }
+    if meta.len() > MAX_DATA_FILE_BYTES {
+        return Err(format!("{path} is {} bytes; a data file has at most {MAX_DATA_FILE_BYTES}", meta.len()));
+    }
+    // Read through a bound: a file that grew since its size was asked stops there.
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_DATA_FILE_BYTES + 1).read_to_string(&mut text))
+        .map_err(|e| format!("cannot read {path}: {e}"))?;
+    if text.len() as u64 > MAX_DATA_FILE_BYTES {
+        return Err(format!("{path} is larger than {MAX_DATA_FILE_BYTES} bytes, the most a data file may have"));
+    }
+    Ok(text)
+}
+
 impl Errors {
     pub fn add(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.0.push(ScenarioError { path: path.into(), message: message.into() });

@@ -218,7 +218,7 @@ fn parse_empirical(o: &mut Obj, q: Quantity, errs: &mut Errors) -> Option<Dist> 
                 }
             }
         }
-        (None, Some(Value::String(f))) => match std::fs::read_to_string(f) {
+        (None, Some(Value::String(f))) => match crate::config::read_data_file(f) {
             Ok(text) => {
                 let mut rows = Vec::new();
                 for (i, line) in text.lines().enumerate() {
@@ -244,7 +244,7 @@ fn parse_empirical(o: &mut Obj, q: Quantity, errs: &mut Errors) -> Option<Dist> 
                 (rows, o.at("file"))
             }
             Err(e) => {
-                errs.add(o.at("file"), format!("cannot read {f}: {e}"));
+                errs.add(o.at("file"), e);
                 return None;
             }
         },

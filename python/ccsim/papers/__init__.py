@@ -178,11 +178,17 @@ def load_paper(paper_id: str) -> Paper:
     return importlib.import_module(module).PAPER
 
 
+#: Folders of the paper modules loaded from the user's files (`load_paper_file`): errors
+#: raised in code there are the user's (the command line shows their traceback).
+USER_CODE: set[Path] = set()
+
+
 def load_paper_file(path: str | Path) -> Paper:
     """Loads a user's paper module from a .py file (it must define PAPER)."""
     from ..scenario import ScenarioError
 
     path = Path(path)
+    USER_CODE.add(path.resolve().parent)
     # Imported by its own name from its folder (put on sys.path), so that functions it
     # defines (an `extract=`) can be sent to sweep workers, which import it the same way;
     # a name already taken (a module of the same name) is loaded under a private one.

@@ -18,7 +18,7 @@ from .. import plot
 from ..sweep import SweepSpec
 from . import Figure, Parameter, Paper, ReportTable, Verdict
 from . import atm_mcs_setup as S
-from .verdict import RATE, Estimate, effect_at_least, paired, per_seed
+from .verdict import RATE, Estimate, effect_at_least, error_bars, paired, per_seed
 
 #: Mb/s: the smallest difference in mean effective throughput per source a claim needs
 #: (1 % of a source's fair share of an OC-3c port with 512-byte packets, 24.1 Mb/s).
@@ -190,7 +190,7 @@ class AtmMcs(Paper):
                 sw = f"b-{size}-{s}"
                 bs = self._buffers(ctx, sw)
                 es = [Estimate.of(self._series(ctx, sw, "eff_mean", b).tolist(), within=RATE) for b in bs]
-                ax.errorbar(bs, [e.mean / 1e6 for e in es], yerr=[(e.hi - e.mean) / 1e6 if e.has_ci else 0 for e in es],
+                ax.errorbar(bs, [e.mean / 1e6 for e in es], yerr=error_bars(es, 1e6),
                             marker="o", capsize=2, label=f"{S.LABEL[s]} (mean)")
                 ax.plot(bs, [self._series(ctx, sw, "eff_min", b).mean() / 1e6 for b in bs], ls=":", marker=".", label=f"{S.LABEL[s]} (slowest)")
             plot.label(ax, "switch buffer (cells)", "effective throughput per source (Mb/s)", f"{fid}: {_size_label(size)} packets")

@@ -19,7 +19,7 @@ from .. import plot
 from ..sweep import SweepSpec
 from . import Figure, Parameter, Paper, ReportTable, Verdict
 from . import diffserv_setup as S
-from .verdict import RATE, Estimate, effect_at_least, paired, per_seed
+from .verdict import RATE, Estimate, effect_at_least, error_bars, paired, per_seed
 
 #: The swept data-buffer size (every AS marker has the same).
 BUFFER = "elements[0].buffer"
@@ -197,7 +197,7 @@ class DiffservMarker(Paper):
         bs = self._buffers(ctx, "ds-exp1")
         for kind, label in (("goodput", "AS total"), ("in", "AS IN")):
             es = [Estimate.of(self._mean_of(ctx, "ds-exp1", [f"as{i}" for i in range(6)], kind, b).tolist(), within=RATE) for b in bs]
-            ax.errorbar(bs, [e.mean / 1e6 for e in es], yerr=[(e.hi - e.mean) / 1e6 if e.has_ci else 0 for e in es], marker="o", capsize=2, label=label)
+            ax.errorbar(bs, [e.mean / 1e6 for e in es], yerr=error_bars(es, 1e6), marker="o", capsize=2, label=label)
         ax.axhline(1.0, color="k", lw=0.8, ls=":", label="reservation")
         plot.label(ax, "data buffer (packets)", "Mb/s", "Fig 5: AS flows against the data-buffer size")
         figs.append(Figure("Fig 5", "IN rate and total throughput against the buffer size", plot.save(fig, ctx.out / "fig5.png"),

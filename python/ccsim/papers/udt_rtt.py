@@ -20,7 +20,7 @@ from .. import plot
 from ..sweep import SweepSpec
 from . import Figure, Parameter, Paper, ReportTable, Verdict
 from . import udt_rtt_setup as S
-from .verdict import FRACTION, RATE, Estimate, above, all_of, below, effect_at_least, log_ratio, near, paired, per_seed
+from .verdict import FRACTION, RATE, Estimate, above, all_of, below, effect_at_least, error_bars, log_ratio, near, paired, per_seed
 
 KEY = "dumbbell.bottleneck_delay"
 QKEY = "dumbbell.queue.limit"
@@ -183,7 +183,7 @@ class UdtRtt(Paper):
             for proto in MAIN:
                 es = [Estimate.of(self._fig(ctx, fig_key, proto, r).tolist(), within=RATE) for r in S.RTTS_MS]
                 ax.errorbar(S.RTTS_MS, [e.mean / 1e6 for e in es],
-                            yerr=[[(e.mean - e.lo) / 1e6 if e.has_ci else 0 for e in es], [(e.hi - e.mean) / 1e6 if e.has_ci else 0 for e in es]],
+                            yerr=error_bars(es, 1e6),
                             marker="o", capsize=2, label=proto)
             ax.set_ylim(bottom=0)
             plot.label(ax, "RTT (ms)", "goodput (Mb/s)", f"{fid}: 1 Gb/s, {title}")

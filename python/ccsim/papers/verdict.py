@@ -99,6 +99,13 @@ class Estimate:
         return s
 
 
+def error_bars(es: list[Estimate], scale: float = 1.0) -> list[list[float]]:
+    """Matplotlib's `yerr` for estimates: each interval's lower and upper distance from its
+    mean (intervals cut at a range are not symmetric), 0 where there is none."""
+    return [[(e.mean - e.lo) / scale if e.has_ci else 0.0 for e in es],
+            [(e.hi - e.mean) / scale if e.has_ci else 0.0 for e in es]]
+
+
 def geometric(values, confidence: float = 0.95) -> Estimate:
     """The geometric mean of positive values with its interval: a Student-t interval of
     their logarithms, exponentiated (for ratios, whose spread is multiplicative and whose

@@ -285,7 +285,7 @@ pub fn parse_limit(o: &mut Obj, key: &'static str, default: Limit, errs: &mut Er
                     };
                 }
             }
-            if !crate::units::has_unit(t) && t.parse::<f64>().is_ok() {
+            if !crate::units::has_unit(t) && t.parse::<u64>().is_ok() {
                 // A number is packets, a size bytes: a quoted number is neither for sure
                 // (it was read as bytes: "1000" held one packet, "10" none).
                 errs.add(

@@ -94,7 +94,7 @@ fn parse_times(a: &mut Obj, errs: &mut Errors) -> Option<Vec<Time>> {
         (Some(Value::Array(items)), None) => {
             items.iter().enumerate().map(|(i, x)| (format!("{}[{i}]", a.at("times")), x.clone())).collect()
         }
-        (None, Some(Value::String(f))) => match std::fs::read_to_string(f) {
+        (None, Some(Value::String(f))) => match crate::config::read_data_file(f) {
             Ok(text) => text
                 .lines()
                 .enumerate()
@@ -102,7 +102,7 @@ fn parse_times(a: &mut Obj, errs: &mut Errors) -> Option<Vec<Time>> {
                 .map(|(i, l)| (format!("{} ({f}, line {})", a.at("file"), i + 1), Value::String(l.trim().to_string())))
                 .collect(),
             Err(e) => {
-                errs.add(a.at("file"), format!("cannot read {f}: {e}"));
+                errs.add(a.at("file"), e);
                 return None;
             }
         },

@@ -52,9 +52,6 @@ impl Simulation {
         if self.warmup_pending {
             h = h.min(self.warmup);
         }
-        if let Some(&stop) = self.stops_ahead.last() {
-            h = h.min(stop);
-        }
         let mut q = h;
         for t in &self.traces {
             match t.target {
@@ -95,7 +92,9 @@ impl Simulation {
         let f = &self.flows[a.flow as usize];
         match a.end {
             0 => t < f.stop.unwrap_or(Time::MAX) && f.sender.next_wakeup().is_some_and(|w| t < w),
-            _ => f.receiver.agent.next_wakeup().is_some_and(|w| t < w),
+            // A stop reads the receiver's goodput (`goodput_at_stop`): nothing after it is
+            // taken early.
+            _ => t < f.stop.unwrap_or(Time::MAX) && f.receiver.agent.next_wakeup().is_some_and(|w| t < w),
         }
     }
 

@@ -83,7 +83,6 @@ impl Simulation {
             net.enable_fast_paths(&ends, &traced, &elem_node);
         }
         let mut sched = Scheduler::new();
-        let mut spec_stops: Vec<crate::units::Time> = spec.flows.iter().filter_map(|f| f.stop).collect();
         let mut flows = Vec::with_capacity(spec.flows.len());
         let mut rx_count = 0u32;
         for (i, f) in spec.flows.into_iter().enumerate() {
@@ -208,7 +207,8 @@ impl Simulation {
                     continue;
                 }
                 if flows[fi as usize].agent(end).next_wakeup().is_some() {
-                    let takes_all = end > 0 && flows[fi as usize].receiver.timerless;
+                    // A flow's stop reads its receiver's goodput: such a receiver is asked.
+                    let takes_all = end > 0 && flows[fi as usize].receiver.timerless && flows[fi as usize].stop.is_none();
                     net.set_early_node(v as u32, FarAgent { flow: fi, end, takes_all });
                 }
             }
@@ -256,10 +256,6 @@ impl Simulation {
             link_specs: spec.links,
             spec_warnings: spec.warnings.iter().map(|w| w.to_string()).collect(),
             goodput_at_stop: Vec::new(),
-            stops_ahead: {
-                spec_stops.sort_unstable_by(|a, b| b.cmp(a));
-                spec_stops
-            },
         };
         sim.set_horizon();
         Ok(sim)

@@ -193,9 +193,6 @@ pub struct Simulation {
     /// when it stopped: its `goodput_bps` is what it delivered by its stop over
     /// `[start, stop]` (what its packets in flight deliver later is in `goodput_bytes`).
     goodput_at_stop: Vec<(u32, u64)>,
-    /// The scenario's flows' stop times still ahead, latest first: each is a reader of
-    /// flow state (the goodput at the stop), so hosts do not take packets ahead of it.
-    stops_ahead: Vec<Time>,
 }
 
 impl Simulation {
@@ -205,7 +202,9 @@ impl Simulation {
     fn note_goodput_at_stop(&mut self, flow: u32) {
         let n = self.n_static;
         let f = &self.flows[flow as usize];
-        if f.dynf.is_some() {
+        // A stop at the end of the run is no stop: what arrives at that instant counts, as
+        // for a flow without one.
+        if f.dynf.is_some() || self.core.sched.now() >= self.duration {
             return;
         }
         self.goodput_at_stop.push((flow, self.core.flows[flow as usize].goodput_bytes));
@@ -462,13 +461,6 @@ impl Simulation {
                     TIMER_START => self.agent_call(flow, end, |a, ctx| a.start(ctx)),
                     TIMER_STOP => {
                         self.note_goodput_at_stop(flow);
-                        let now = self.core.sched.now();
-                        if self.stops_ahead.last().is_some_and(|&t| t <= now) {
-                            while self.stops_ahead.last().is_some_and(|&t| t <= now) {
-                                self.stops_ahead.pop();
-                            }
-                            self.set_horizon();
-                        }
                         self.agent_call(flow, end, |a, ctx| a.stop(ctx))
                     }
                     _ => self.agent_call(flow, end, |a, ctx| a.on_timer(ctx, kind, token)),

@@ -35,6 +35,9 @@ pub struct TcpReceiver {
     stack: Vec<(u64, u64)>,
     /// With `syn_immediate_ack = false`: the SYN whose ACK waits for the timer (its send time).
     syn_waiting: Option<Time>,
+    /// The SYN offered SACK (for the SYN-ACK's options in traces only: RFC 2018's
+    /// SACK-permitted is an answer to the SYN's).
+    peer_sack: bool,
 }
 
 impl TcpReceiver {
@@ -55,12 +58,13 @@ impl TcpReceiver {
             total,
             stack: Vec::new(),
             syn_waiting: None,
+            peer_sack: false,
         }
     }
 
     fn send_syn_ack(&mut self, ctx: &mut Ctx, echo: Time) {
         let (size, wnd, ts) = (self.cfg.header_bytes(0), self.cfg.window_bytes.min(u32::MAX as u64) as u32, self.cfg.timestamps);
-        let options = crate::packet::syn_options(self.cfg.mss, self.cfg.sack);
+        let options = crate::packet::syn_options(self.cfg.mss, self.cfg.sack && self.peer_sack);
         ctx.send_with(|q| {
             q.kind = Kind::Ack;
             q.flags = crate::packet::FLAG_SYN | if ts { crate::packet::FLAG_TS } else { 0 };
@@ -199,6 +203,7 @@ impl Agent for TcpReceiver {
         if p.kind == Kind::Control && p.flags & crate::packet::FLAG_SYN != 0 {
             // A SYN (or a retransmitted one): answer with a SYN-ACK carrying the window, at
             // once or (ns-2 `SYN_immediate_ack_ false`) when the delayed-ACK timer fires.
+            self.peer_sack = p.aux & crate::packet::SYN_SACK_PERMITTED != 0;
             if self.cfg.delayed_ack && !self.cfg.syn_immediate_ack {
                 if self.syn_waiting.is_none() {
                     self.syn_waiting = Some(p.sent_at);
