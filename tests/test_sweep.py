@@ -503,3 +503,23 @@ def test_a_sweep_too_large_is_refused_at_once(tmp_path):
                     seeds=2, out=tmp_path)
     assert time.perf_counter() - t0 < 10 and not (tmp_path / "catalog.duckdb").exists()
 
+
+
+def test_a_catalog_with_the_first_membership_table_still_opens(tmp_path):
+    """A catalog whose sweep_runs lacks the sweep's own parameters (a version between two
+    commits wrote it) is read by runs stored and rebuilt when a sweep next runs (its
+    report had failed: "table sweep_runs has 3 columns but 6 values were supplied")."""
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    base["simulation"]["duration"] = "2s"
+    ccsim.sweep(base, name="s", grid={"dumbbell.queue.limit": [10]}, out=tmp_path, workers=1)
+    con = duckdb.connect(str(tmp_path / "catalog.duckdb"))
+    con.execute("DROP TABLE sweep_runs")
+    con.execute("CREATE TABLE sweep_runs (sweep VARCHAR, run_id VARCHAR, version VARCHAR)")
+    con.execute("INSERT INTO sweep_runs VALUES ('s', 'x', 'y')")
+    con.close()
+    with Catalog(tmp_path, read_only=True) as c:
+        assert list(c.metrics("s")["dumbbell.queue.limit"]) == [10]
+    r = ccsim.sweep(base, name="s", grid={"dumbbell.queue.limit": [10, 20]}, out=tmp_path, workers=1)
+    assert (r.ran, r.cached) == (1, 1)
+    with Catalog(tmp_path, read_only=True) as c:
+        assert list(c.metrics("s")["dumbbell.queue.limit"]) == [10, 20]

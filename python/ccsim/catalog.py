@@ -177,6 +177,12 @@ class Catalog:
                                                "wait for it to finish, or give another --out")]) from None
             raise
         if not read_only:
+            # A membership list without the sweep's own parameters (written by a version
+            # between two commits of 2026-12-07) is rebuilt as each sweep next runs.
+            cols = {r[0] for r in self.con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = 'sweep_runs'").fetchall()}
+            if cols and "params" not in cols:
+                self.con.execute("DROP TABLE sweep_runs")
             self.con.execute(SCHEMA)
 
     def __enter__(self) -> "Catalog":
@@ -266,8 +272,9 @@ class Catalog:
     def _has_members(self, sweep: str) -> bool:
         """Whether this catalog lists `sweep`'s runs (catalogs written before the list
         existed know a sweep only by the runs it stored)."""
-        tables = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-        return "sweep_runs" in tables and self.con.execute(
+        cols = {r[0] for r in self.con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'sweep_runs'").fetchall()}
+        return "params" in cols and self.con.execute(
             "SELECT 1 FROM sweep_runs WHERE sweep = ? LIMIT 1", [sweep]).fetchone() is not None
 
     def _sweep_source(self, sweep: str | None, unlisted_all: bool = False) -> tuple[str, list]:
