@@ -397,6 +397,10 @@ def test_a_quoted_queue_limit_needs_a_unit(tmp_path):
     assert 'limit = "1000"' in text
     r = ccsim_cli("validate", _write(tmp_path, text))
     assert r.returncode == 2 and "limit: queue limit '1000' has no unit: write 1000 (packets)" in r.stderr, r.stderr
+    # Any number without a unit (it was bytes in exponent or decimal form).
+    for odd in ('"1e3"', '"1000."', '"1.5e3"'):
+        r = ccsim_cli("validate", _write(tmp_path, text.replace('"1000"', odd)))
+        assert r.returncode == 2 and "has no unit" in r.stderr, r.stderr
     for ok in ('"1000B"', '"1000pkt"', "1000"):
         ccsim.validate(ccsim.loads(text.replace('"1000"', ok)))
 
@@ -443,6 +447,10 @@ def test_an_error_in_a_users_paper_module_shows_its_traceback(tmp_path):
     assert r.returncode == 1, r.stderr
     assert f"error in {bad.resolve()}, line 4:" in r.stderr and "Traceback" in r.stderr
     assert "RuntimeError: boom" in r.stderr and "internal error" not in r.stderr
+    # A syntax error too (no frame of the file in its traceback).
+    bad.write_text("def broken(:\n")
+    r = ccsim_cli("reproduce", "--module", bad, "--quick", "--out", tmp_path / "o", "-q")
+    assert r.returncode == 1 and f"error in {bad.resolve()}, line 1:" in r.stderr and "SyntaxError" in r.stderr, r.stderr
 
 
 def test_a_capture_folder_that_cannot_be_made(tmp_path):
@@ -451,4 +459,4 @@ def test_a_capture_folder_that_cannot_be_made(tmp_path):
     (tmp_path / "pcap").write_text("not a folder")
     scen = _write(tmp_path, TWO_NODE + '[[traces]]\nkind = "pcap"\nlink = "a->b"\n')
     r = ccsim_cli("run", scen, "-q", cwd=tmp_path)
-    assert r.returncode == 2 and "cannot use pcap: File exists" in r.stderr, r.stderr
+    assert r.returncode == 2 and "pcap_dir: the captures go to pcap, which is a file; give a folder" in r.stderr, r.stderr

@@ -14,6 +14,7 @@ import pytest
 
 import ccsim
 from ccsim.catalog import Catalog
+from ccsim.sweep import load_sweep
 from conftest import EXAMPLES, ROOT
 
 SWEEP = """
@@ -488,7 +489,45 @@ def test_a_field_in_both_grid_and_zip_is_refused(tmp_path):
     base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
     with pytest.raises(ccsim.ScenarioError, match=r"zip.dumbbell.queue.limit: also in grid"):
         ccsim.sweep(base, grid={"dumbbell.queue.limit": [10]}, zip={"dumbbell.queue.limit": [20]}, out=tmp_path)
+    # One swept field inside another: the runs had been labelled with a value never applied.
+    with pytest.raises(ccsim.ScenarioError, match=r"zip.dumbbell.queue.limit: lies inside grid.dumbbell.queue"):
+        ccsim.sweep(base, grid={"dumbbell.queue": [{"limit": 10}]}, zip={"dumbbell.queue.limit": [30, 40]}, out=tmp_path)
+    # The seed is the seeds' to sweep (a grid of it had collapsed to the sweep's own seeds).
+    with pytest.raises(ccsim.ScenarioError, match=r"grid.simulation.seed: the seed is swept by `seeds`"):
+        ccsim.sweep(base, grid={"simulation.seed": [1, 2, 3]}, out=tmp_path)
+    with pytest.raises(ccsim.ScenarioError, match=r"seeds: 1,000,001 seeds"):
+        ccsim.sweep(base, grid={"dumbbell.queue.limit": [10]}, seeds=list(range(1_000_001)), out=tmp_path)
     assert not (tmp_path / "catalog.duckdb").exists()
+
+
+def test_a_swept_data_file_is_relative_to_the_sweep_file(tmp_path):
+    """A generator's data file given as a grid value in a sweep file is found beside the
+    sweep file, as the base's are beside the base (it was looked up in the working folder)."""
+    (tmp_path / "times.txt").write_text("0.1\n0.2\n")
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    base.update(flows=[], traces=[], generators=[{
+        "name": "g", "src": "s0", "dst": "d0", "transport": {"kind": "tcp", "profile": "linux"},
+        "arrivals": {"kind": "times", "times": [0.5]}, "size": {"kind": "fixed", "value": "10KB"}}])
+    base["simulation"].update(duration="2s", warmup=0)
+    (tmp_path / "base.json").write_text(json.dumps(base))
+    (tmp_path / "sw.toml").write_text('name = "f"\nbase = "base.json"\n[grid]\n"generators[0].arrivals" = '
+                                      '[{kind = "times", file = "times.txt"}]\n"generators[0].arrivals.file" = ["times.txt"]\n')
+    with pytest.raises(ccsim.ScenarioError, match="lies inside"):
+        load_sweep(tmp_path / "sw.toml").tasks()
+    (tmp_path / "sw.toml").write_text('name = "f"\nbase = "base.json"\n[grid]\n"generators[0].arrivals.file" = ["times.txt"]\n')
+    (tmp_path / "base.json").write_text(json.dumps(base).replace('"times": [0.5]', '"file": "nowhere.txt"'))
+    r = subprocess.run([sys.executable, "-m", "ccsim", "sweep", str(tmp_path / "sw.toml"), "--out",
+                        str(tmp_path / "o"), "-q", "-w", "1"], capture_output=True, text=True, cwd="/", timeout=300)
+    assert r.returncode == 0, r.stderr
+    with Catalog(tmp_path / "o", read_only=True) as c:
+        assert len(c.table(c.runs("f")["run_id"][0], "fct")) == 2
+
+
+def test_a_query_of_an_empty_catalog_names_the_problem(tmp_path):
+    """A mistyped folder is made anew and empty: asking it for a sweep says so (it returned
+    an empty table)."""
+    with Catalog(tmp_path / "typo") as c, pytest.raises(ccsim.ScenarioError, match="it holds no runs"):
+        c.summary("total.goodput_bps", "buffers")
 
 
 def test_a_sweep_too_large_is_refused_at_once(tmp_path):
@@ -499,10 +538,9 @@ def test_a_sweep_too_large_is_refused_at_once(tmp_path):
     with pytest.raises(ccsim.ScenarioError, match="100,000,000 seeds: a sweep has at most 1,000,000 runs"):
         ccsim.sweep(base, grid={"dumbbell.queue.limit": [10]}, seeds=10**8, out=tmp_path)
     with pytest.raises(ccsim.ScenarioError, match="2,000,000 runs"):
-        ccsim.sweep(base, grid={"dumbbell.queue.limit": list(range(1, 1001)), "simulation.seed": list(range(1000))},
+        ccsim.sweep(base, grid={"dumbbell.queue.limit": list(range(1, 1001)), "simulation.duration": list(range(1, 1001))},
                     seeds=2, out=tmp_path)
     assert time.perf_counter() - t0 < 10 and not (tmp_path / "catalog.duckdb").exists()
-
 
 
 def test_a_catalog_with_the_first_membership_table_still_opens(tmp_path):

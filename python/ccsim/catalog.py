@@ -340,15 +340,17 @@ class Catalog:
 
     def _check_names(self, sweep: str | None, names: Iterable[str] | None) -> None:
         """A sweep or metric this catalog has never recorded is a typo, not an empty result:
-        a ScenarioError naming the ones it has (an empty catalog checks nothing)."""
+        a ScenarioError naming the ones it has (a sweep asked of an empty catalog too: a
+        mistyped folder is made anew and empty; an empty catalog checks no metric name)."""
         from .scenario import ScenarioError
 
         if sweep is not None:
             tables = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
             q = "SELECT DISTINCT sweep FROM runs" + (" UNION SELECT DISTINCT sweep FROM sweep_runs" if "sweep_runs" in tables else "")
             sweeps = sorted(r[0] for r in self.con.execute(q).fetchall() if r[0] is not None)
-            if sweeps and sweep not in sweeps:
-                raise ScenarioError([("sweep", f"no sweep named {sweep!r} in {self.root}; it has: {', '.join(sweeps)}")])
+            if sweep not in sweeps:
+                has = f"it has: {', '.join(sweeps)}" if sweeps else "it holds no runs (a mistyped folder?)"
+                raise ScenarioError([("sweep", f"no sweep named {sweep!r} in {self.root}; {has}")])
         if names is not None:
             known = sorted(r[0] for r in self.con.execute("SELECT DISTINCT name FROM metrics").fetchall())
             bad = [n for n in names if n not in set(known)]

@@ -117,6 +117,11 @@ def _user_frames(e: BaseException) -> list:
 
     if not USER_CODE:
         return []
+    if isinstance(e, SyntaxError) and e.filename:
+        # Raised while compiling the user's file: no frame of it in the traceback.
+        where = Path(e.filename).resolve()
+        if any(where.is_relative_to(d) for d in USER_CODE):
+            return [traceback.FrameSummary(str(where), e.lineno or 0, "<module>")]
     import sysconfig
 
     # Not ours, nor Python's or an installed package's (a virtual environment may sit in

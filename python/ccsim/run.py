@@ -44,8 +44,11 @@ def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
     if pcap_dir is None and wants_pcap:
         pcap_dir = own_dir = tempfile.mkdtemp(prefix="ccsim-pcap-")
     elif wants_pcap:
-        # A folder the captures cannot go to is an OSError naming it (the command line's
-        # "cannot use PATH: why", exit 2), before the run, not an error after the set-up.
+        # A folder the captures cannot go to is an error naming it (the command line's exit
+        # 2), before the run, not an error after the set-up.
+        if Path(pcap_dir).exists() and not Path(pcap_dir).is_dir():
+            raise ScenarioError([("pcap_dir", f"the captures go to {os.fspath(pcap_dir)}, which is a file; give a folder "
+                                              "(ccsim run: --out DIR writes them into DIR/pcap)")])
         Path(pcap_dir).mkdir(parents=True, exist_ok=True)
         if not os.access(pcap_dir, os.W_OK | os.X_OK):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(pcap_dir))

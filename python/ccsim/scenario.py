@@ -105,7 +105,8 @@ def plain(v: Any) -> Any:
     np = sys.modules.get("numpy")
     if np is not None:
         if isinstance(v, np.ndarray):
-            return plain(v.tolist())  # a 0-d array's is a number
+            # Numbers come out as Python's at once (a long array is not walked again).
+            return v.tolist() if v.dtype.kind in "biuf" else plain(v.tolist())
         if isinstance(v, np.generic):
             return v.item()
     if isinstance(v, Mapping):

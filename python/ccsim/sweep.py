@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from . import __version__
 from .catalog import Catalog, scenario_hash
-from .scenario import PathLike, Scenario, ScenarioError, as_dict, load, plain, set_path
+from .scenario import PathLike, Scenario, ScenarioError, _split_path, as_dict, load, plain, set_path
 
 
 @dataclass
@@ -53,6 +53,16 @@ class SweepSpec:
         both = sorted(set(self.grid) & set(self.zipped))
         if both:
             raise ScenarioError([(f"zip.{k}", "also in grid: give each field in one of them") for k in both])
+        swept = [(f"grid.{k}" if k in self.grid else f"zip.{k}", k) for k in {**self.grid, **self.zipped}]
+        for where, k in swept:
+            if _split_path(k) == ["simulation", "seed"]:
+                raise ScenarioError([(where, "the seed is swept by `seeds` (a count or a list), which sets it last")])
+        for where, k in swept:
+            for other_where, other in swept:
+                a, b = _split_path(k), _split_path(other)
+                if k != other and len(a) < len(b) and b[:len(a)] == a:
+                    raise ScenarioError([(other_where, f"lies inside {where}: one run would set both, the later "
+                                                       "hiding the other; sweep the whole table or its fields, not both")])
         for k, v in {**self.grid, **self.zipped}.items():
             if not isinstance(v, list) or not v:
                 raise ScenarioError([(f"grid.{k}" if k in self.grid else f"zip.{k}", "must be a non-empty list of values")])
@@ -118,6 +128,8 @@ def _seeds(value: Any) -> list[int]:
         if value > MAX_RUNS:
             raise ScenarioError([("seeds", f"{value:,} seeds: a sweep has at most {MAX_RUNS:,} runs")])
         return list(range(1, value + 1))
+    if isinstance(value, list) and len(value) > MAX_RUNS:
+        raise ScenarioError([("seeds", f"{len(value):,} seeds: a sweep has at most {MAX_RUNS:,} runs")])
     if isinstance(value, list) and value and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value):
         return list(value)
     raise ScenarioError([("seeds", f"expected a count (e.g. 5) or a list of seeds >= 0, got {value!r}")])
@@ -153,6 +165,19 @@ def load_sweep(path: PathLike) -> SweepSpec:
     for k in ("grid", "zip"):
         if k in d and not isinstance(d[k], dict):
             raise ScenarioError([(k, "expected a table of 'path' = [values]")])
+    if isinstance(base, dict) and "base" in d and not isinstance(d["base"], str):
+        # An inline base's generator files are relative to the sweep file, as a base file's
+        # are to it.
+        from .scenario import _resolve_files
+
+        for g in base.get("generators", []) if isinstance(base.get("generators"), list) else []:
+            _resolve_files(g, p.resolve().parent)
+    for k in ("grid", "zip"):
+        # A generator's data file given as a swept value is relative to the sweep file.
+        for path, values in (d.get(k) or {}).items():
+            if str(path).startswith("generators") and str(path).endswith("file") and isinstance(values, list):
+                d[k][path] = [str(p.resolve().parent / v) if isinstance(v, str) and v and not Path(v).is_absolute() else v
+                              for v in values]
     metrics = d.get("metrics", [])
     if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
         raise ScenarioError([("metrics", "expected a list of metric names, e.g. [\"total.goodput_bps\"]")])
@@ -516,12 +541,14 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
         raise ScenarioError([("workers", f"must be a whole number at least 1 (None: one per usable core), got {workers!r}")])
     workers = workers or usable_cpus()
     tasks = spec.tasks()
+    say = log or (lambda s: None)
+    if len(tasks) > 10_000:
+        say(f"{spec.name}: {len(tasks):,} runs; checking every point before any runs")
     check_points(tasks)
     # Several seeds/points can resolve to the same scenario (e.g. a seedless model): run once.
     unique: dict[str, Task] = {}
     for t in tasks:
         unique.setdefault(t.run_id, t)
-    say = log or (lambda s: None)
     first = next((t.scenario for t in tasks if t.error is None), None)
     # An extract= the local pool's workers could not receive is refused before anything
     # (the catalog included) is made; with a catalog already there, once it is known that

@@ -285,15 +285,17 @@ pub fn parse_limit(o: &mut Obj, key: &'static str, default: Limit, errs: &mut Er
                     };
                 }
             }
-            if !crate::units::has_unit(t) && t.parse::<u64>().is_ok() {
+            if let Some(n) = t.parse::<f64>().ok().filter(|_| !crate::units::has_unit(t)) {
                 // A number is packets, a size bytes: a quoted number is neither for sure
                 // (it was read as bytes: "1000" held one packet, "10" none).
+                let packets = if n >= 1.0 && n.fract() == 0.0 && n < 1e15 {
+                    format!("{0} (packets), '{0}pkt'", n as u64)
+                } else {
+                    "a whole number of packets".to_string()
+                };
                 errs.add(
                     o.at(key),
-                    format!(
-                        "queue limit {} has no unit: write {t} (packets), '{t}pkt', or a size such as '{t}B' or '150KB'",
-                        crate::config::show(v)
-                    ),
+                    format!("queue limit {} has no unit: write {packets}, or a size such as '{t}B' or '150KB'", crate::config::show(v)),
                 );
                 return None;
             }
