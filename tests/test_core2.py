@@ -110,19 +110,17 @@ def test_a_generator_data_file_that_is_not_a_regular_file(tmp_path):
     """A FIFO named as a data file would block the run (and the cache key's hash of it),
     /dev/zero would fill the memory: refused, naming the field."""
     import os
-    import time
 
     os.mkfifo(tmp_path / "fifo")
     d = ccsim.load(EXAMPLES / "web_traffic.toml")
     d["generators"][0]["size"] = {"kind": "empirical", "file": str(tmp_path / "fifo")}
     d["generators"][1]["size"] = {"kind": "empirical", "file": "/dev/zero"}
-    t0 = time.perf_counter()
     with pytest.raises(ccsim.ScenarioError) as e:
         ccsim.validate(d)
     msgs = dict(e.value.errors)
     assert "not a regular file" in msgs["generators[0].size.file"] and "not a regular file" in msgs["generators[1].size.file"]
     from ccsim.catalog import scenario_hash
-    assert scenario_hash(d) and time.perf_counter() - t0 < 10
+    assert scenario_hash(d)  # returns: the FIFO is not opened (it would block)
 
 
 def test_generator_data_files_are_relative_to_the_scenario(tmp_path):

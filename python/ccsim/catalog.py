@@ -17,6 +17,7 @@ their results), each run in one transaction, after its Parquet files are in plac
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import json
@@ -179,8 +180,7 @@ class Catalog:
         if not read_only:
             # A membership list without the sweep's own parameters (written by a version
             # between two commits of 2026-12-07) is rebuilt as each sweep next runs.
-            cols = {r[0] for r in self.con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = 'sweep_runs'").fetchall()}
+            cols = self._members_columns()
             if cols and "params" not in cols:
                 self.con.execute("DROP TABLE sweep_runs")
             self.con.execute(SCHEMA)
@@ -211,8 +211,7 @@ class Catalog:
             self._write_tables(run_id, tables)
         rows = [(run_id, version, k, float(v)) for k, v in sorted(metrics.items())
                 if v is not None and isinstance(v, (int, float)) and math.isfinite(float(v))]
-        self.con.execute("BEGIN TRANSACTION")
-        try:
+        with self._transaction():
             # Only a run recorded before (a failure being retried) has rows to replace; the
             # check uses the runs table's key, so new runs never scan the metrics table.
             if self.con.execute("SELECT 1 FROM runs WHERE run_id = ? AND version = ?", [run_id, version]).fetchone():
@@ -228,15 +227,18 @@ class Catalog:
             )
             if rows:
                 # One Arrow batch instead of a statement per row (executemany is ~0.1 ms per row).
-                batch = pa.table({"run_id": [r[0] for r in rows], "version": [r[1] for r in rows],
-                                  "name": [r[2] for r in rows], "value": [r[3] for r in rows]})
-                self.con.register("_metrics_batch", batch)
-                self.con.execute("INSERT INTO metrics SELECT run_id, version, name, value FROM _metrics_batch")
-                self.con.unregister("_metrics_batch")
+                self._insert("metrics", pa.table({"run_id": [r[0] for r in rows], "version": [r[1] for r in rows],
+                                                  "name": [r[2] for r in rows], "value": [r[3] for r in rows]}))
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        """One transaction; rolled back on any error (the real error is raised, not a
+        failed rollback after it: on a full disk the transaction may already be gone)."""
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield
             self.con.execute("COMMIT")
         except BaseException as e:
-            # The real error matters, not a failed rollback after it (on a full disk the
-            # transaction may already be gone).
             try:
                 self.con.execute("ROLLBACK")
             except duckdb.Error:
@@ -245,36 +247,36 @@ class Catalog:
                 raise OSError(28, f"no space left on the device holding {self.root}: {e}") from e
             raise
 
+    def _insert(self, table: str, batch: pa.Table) -> None:
+        """Appends an Arrow batch to `table` (its columns in the batch's order)."""
+        self.con.register("_batch", batch)
+        try:
+            self.con.execute(f"INSERT INTO {table} SELECT {', '.join(batch.column_names)} FROM _batch")
+        finally:
+            self.con.unregister("_batch")
+
     def set_members(self, sweep: str, runs: Iterable[tuple[str, dict, int]], version: str) -> None:
         """Records the runs of `sweep` as it is now defined, `(run_id, params, seed)` each,
         replacing its earlier list: a sweep re-run with another base scenario or grid is
         then queried for its own runs only, and a run first made (and cached) for another
         sweep counts for this one too, under this sweep's parameters."""
         rows = list({rid: (rid, params, seed) for rid, params, seed in runs}.values())
-        self.con.execute("BEGIN TRANSACTION")
-        try:
+        with self._transaction():
             self.con.execute("DELETE FROM sweep_runs WHERE sweep = ?", [sweep])
-            batch = pa.table({"sweep": [sweep] * len(rows), "run_id": [r[0] for r in rows],
-                              "version": [version] * len(rows), "point": [point_key(r[1]) for r in rows],
-                              "params": [canonical_json(r[1]) for r in rows],
-                              "seed": pa.array([int(r[2]) for r in rows], pa.int64())})
-            self.con.register("_members_batch", batch)
-            self.con.execute("INSERT INTO sweep_runs SELECT sweep, run_id, version, point, params, seed FROM _members_batch")
-            self.con.unregister("_members_batch")
-            self.con.execute("COMMIT")
-        except BaseException:
-            try:
-                self.con.execute("ROLLBACK")
-            except duckdb.Error:
-                pass
-            raise
+            self._insert("sweep_runs", pa.table({
+                "sweep": [sweep] * len(rows), "run_id": [r[0] for r in rows], "version": [version] * len(rows),
+                "point": [point_key(r[1]) for r in rows], "params": [canonical_json(r[1]) for r in rows],
+                "seed": pa.array([int(r[2]) for r in rows], pa.int64())}))
+
+    def _members_columns(self) -> set[str]:
+        """The columns of the membership table (none in catalogs written before it existed)."""
+        return {r[0] for r in self.con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'sweep_runs'").fetchall()}
 
     def _has_members(self, sweep: str) -> bool:
         """Whether this catalog lists `sweep`'s runs (catalogs written before the list
         existed know a sweep only by the runs it stored)."""
-        cols = {r[0] for r in self.con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = 'sweep_runs'").fetchall()}
-        return "params" in cols and self.con.execute(
+        return "params" in self._members_columns() and self.con.execute(
             "SELECT 1 FROM sweep_runs WHERE sweep = ? LIMIT 1", [sweep]).fetchone() is not None
 
     def _sweep_source(self, sweep: str | None, unlisted_all: bool = False) -> tuple[str, list]:
@@ -283,9 +285,10 @@ class Catalog:
         (a run cached from another sweep was stored with that sweep's). A sweep this
         catalog does not list (written before the list existed): the runs it stored, or
         every run with `unlisted_all` (the caller names the runs)."""
-        if sweep is None or (unlisted_all and not self._has_members(sweep)):
+        listed = sweep is not None and self._has_members(sweep)
+        if sweep is None or (unlisted_all and not listed):
             return "runs r", []
-        if self._has_members(sweep):
+        if listed:
             return ("(SELECT u.run_id, u.version, u.sweep, s.point, s.params, s.seed, u.status, u.error, u.wall_s, "
                     "u.events, u.sim_time_s, u.finished_at FROM runs u JOIN sweep_runs s ON s.run_id = u.run_id "
                     "AND s.version = u.version WHERE s.sweep = ?) r", [sweep])
@@ -345,8 +348,7 @@ class Catalog:
         from .scenario import ScenarioError
 
         if sweep is not None:
-            tables = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-            q = "SELECT DISTINCT sweep FROM runs" + (" UNION SELECT DISTINCT sweep FROM sweep_runs" if "sweep_runs" in tables else "")
+            q = "SELECT DISTINCT sweep FROM runs" + (" UNION SELECT DISTINCT sweep FROM sweep_runs" if self._members_columns() else "")
             sweeps = sorted(r[0] for r in self.con.execute(q).fetchall() if r[0] is not None)
             if sweep not in sweeps:
                 has = f"it has: {', '.join(sweeps)}" if sweeps else "it holds no runs (a mistyped folder?)"

@@ -77,11 +77,6 @@ def guarded(fn):
         except (typer.Exit, typer.Abort):
             raise
         except OSError as e:
-            if e.filename is None and str(e).startswith("cannot create "):
-                # The engine's own message for a capture's folder or file it cannot create
-                # (it names the path).
-                err.print(f"[bold red]{escape(str(e))}[/]", markup=True, highlight=False, soft_wrap=True)
-                raise typer.Exit(2)
             if e.filename is None:
                 err.print(f"ccsim: internal error: {type(e).__name__}: {e}", markup=False, highlight=False, soft_wrap=True)
                 raise typer.Exit(1)

@@ -58,6 +58,10 @@ def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
         except _core.ScenarioInvalid as e:
             _raise_invalid(e)
             raise
+        except OSError as e:
+            # The engine's only OSError: a capture it could not create (its message names
+            # the file and why), a problem of where the captures go.
+            raise ScenarioError([("pcap_dir", str(e))]) from None
         res = Results.from_raw(raw, scenario=d)
     except BaseException:
         if own_dir is not None:

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from . import __version__
 from .catalog import Catalog, scenario_hash
-from .scenario import PathLike, Scenario, ScenarioError, _split_path, as_dict, load, plain, set_path
+from .scenario import PathLike, Scenario, ScenarioError, _resolve_files, _split_path, as_dict, load, plain, set_path
 
 
 @dataclass
@@ -53,14 +53,13 @@ class SweepSpec:
         both = sorted(set(self.grid) & set(self.zipped))
         if both:
             raise ScenarioError([(f"zip.{k}", "also in grid: give each field in one of them") for k in both])
-        swept = [(f"grid.{k}" if k in self.grid else f"zip.{k}", k) for k in {**self.grid, **self.zipped}]
-        for where, k in swept:
-            if _split_path(k) == ["simulation", "seed"]:
+        swept = [(f"grid.{k}" if k in self.grid else f"zip.{k}", _split_path(k)) for k in {**self.grid, **self.zipped}]
+        for where, a in swept:
+            if a == ["simulation", "seed"]:
                 raise ScenarioError([(where, "the seed is swept by `seeds` (a count or a list), which sets it last")])
-        for where, k in swept:
-            for other_where, other in swept:
-                a, b = _split_path(k), _split_path(other)
-                if k != other and len(a) < len(b) and b[:len(a)] == a:
+        for where, a in swept:
+            for other_where, b in swept:
+                if len(a) < len(b) and b[:len(a)] == a:
                     raise ScenarioError([(other_where, f"lies inside {where}: one run would set both, the later "
                                                        "hiding the other; sweep the whole table or its fields, not both")])
         for k, v in {**self.grid, **self.zipped}.items():
@@ -165,19 +164,18 @@ def load_sweep(path: PathLike) -> SweepSpec:
     for k in ("grid", "zip"):
         if k in d and not isinstance(d[k], dict):
             raise ScenarioError([(k, "expected a table of 'path' = [values]")])
-    if isinstance(base, dict) and "base" in d and not isinstance(d["base"], str):
-        # An inline base's generator files are relative to the sweep file, as a base file's
-        # are to it.
-        from .scenario import _resolve_files
-
-        for g in base.get("generators", []) if isinstance(base.get("generators"), list) else []:
-            _resolve_files(g, p.resolve().parent)
+    # Generators' data files named here (an inline base's, or swept values: a `file` or a
+    # table holding one) are relative to the sweep file, as a base file's are to it.
+    folder = p.resolve().parent
+    if isinstance(d.get("base"), dict):
+        _resolve_files(base.get("generators"), folder)
     for k in ("grid", "zip"):
-        # A generator's data file given as a swept value is relative to the sweep file.
         for path, values in (d.get(k) or {}).items():
-            if str(path).startswith("generators") and str(path).endswith("file") and isinstance(values, list):
-                d[k][path] = [str(p.resolve().parent / v) if isinstance(v, str) and v and not Path(v).is_absolute() else v
-                              for v in values]
+            if str(path).startswith("generators") and isinstance(values, list):
+                last = _split_path(path)[-1]
+                wrapped = [{last: v} for v in values]
+                _resolve_files(wrapped, folder)
+                d[k][path] = [w[last] for w in wrapped]
     metrics = d.get("metrics", [])
     if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
         raise ScenarioError([("metrics", "expected a list of metric names, e.g. [\"total.goodput_bps\"]")])

@@ -255,7 +255,7 @@ impl Simulation {
             stop_when_idle: opts.stop_when_idle,
             link_specs: spec.links,
             spec_warnings: spec.warnings.iter().map(|w| w.to_string()).collect(),
-            goodput_at_stop: Vec::new(),
+            goodput_at_stop: Default::default(),
         };
         sim.set_horizon();
         Ok(sim)

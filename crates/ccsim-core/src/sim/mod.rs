@@ -192,7 +192,7 @@ pub struct Simulation {
     /// Goodput bytes of each stopped flow (its statistics slot: the flow's, or a receiver's)
     /// when it stopped: its `goodput_bps` is what it delivered by its stop over
     /// `[start, stop]` (what its packets in flight deliver later is in `goodput_bytes`).
-    goodput_at_stop: Vec<(u32, u64)>,
+    goodput_at_stop: std::collections::HashMap<u32, u64>,
 }
 
 impl Simulation {
@@ -207,9 +207,9 @@ impl Simulation {
         if f.dynf.is_some() || self.core.sched.now() >= self.duration {
             return;
         }
-        self.goodput_at_stop.push((flow, self.core.flows[flow as usize].goodput_bytes));
+        self.goodput_at_stop.insert(flow, self.core.flows[flow as usize].goodput_bytes);
         for r in f.receivers().filter(|r| r.rx != crate::agent::NO_RX) {
-            self.goodput_at_stop.push((n + r.rx, self.core.rx[r.rx as usize].goodput_bytes));
+            self.goodput_at_stop.insert(n + r.rx, self.core.rx[r.rx as usize].goodput_bytes);
         }
     }
 

@@ -117,7 +117,7 @@ impl Simulation {
         flows.push("delivered_pkts", i64col(&|i| st[i].delivered_pkts as i64));
         flows.push("delivered_bytes", i64col(&|i| st[i].delivered_bytes as i64));
         flows.push("goodput_bytes", i64col(&|i| st[i].goodput_bytes as i64));
-        let at_stop: std::collections::HashMap<u32, u64> = self.goodput_at_stop.iter().copied().collect();
+        let at_stop = &self.goodput_at_stop;
         flows.push(
             "goodput_bps",
             f64col(&|i| {
@@ -342,7 +342,7 @@ impl Simulation {
         // Sized exactly: with 100 000 flows, doubling growth leaves megabytes of slack.
         let n: usize = self.flows[..self.n_static as usize].iter().map(|s| s.n_receivers()).sum();
         let (mut flow, mut stats, mut windows) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-        let at_stop: std::collections::HashMap<u32, u64> = self.goodput_at_stop.iter().copied().collect();
+        let at_stop = &self.goodput_at_stop;
         let mut rate_bytes = Vec::with_capacity(n);
         let (mut name, mut node) = (Text::with_capacity(n, 0), Text::with_capacity(n, 0));
         for (i, s) in self.flows[..self.n_static as usize].iter().enumerate() {
