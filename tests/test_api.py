@@ -159,6 +159,12 @@ def test_save_refuses_a_file_naming_its_argument(tmp_path, cli):
     (tmp_path / "s.toml").write_text(TWO_NODE)
     r = cli("run", tmp_path / "s.toml", "--out", tmp_path / "f")
     assert r.returncode == 2 and "invalid option: --out: " in r.stderr and " is a file" in r.stderr
+    # A file on the way to the folder is named as such (it had been "cannot create ...: File exists").
+    for args in (("run", tmp_path / "s.toml"), ("reproduce", "westwood-abe")):
+        r = cli(*args, "--out", tmp_path / "f" / "sub")
+        assert r.returncode == 2 and f"invalid option: --out: {tmp_path / 'f'} is a file (in {tmp_path / 'f' / 'sub'}); give a folder" in r.stderr, r.stderr
+    with pytest.raises(ScenarioError, match=r"^out: .*/f is a file \(in .*/f/sub\)"):
+        ccsim.sweep(ccsim.loads(TWO_NODE), out=tmp_path / "f" / "sub")
 
 
 def test_warmup_excluded_from_counters():

@@ -375,6 +375,7 @@ def test_11_an_unreachable_dask_scheduler(tmp_path):
     bogus = ccsim_cli("sweep", sw, "--out", tmp_path / "o2", "--dask", "bogus", "-q", timeout=120)
     _assert_clean_failure(bogus, "--dask")
     assert "'bogus' is not a Dask scheduler address" in bogus.stderr, bogus.stderr
+    assert "to run on" not in bogus.stderr + bogus.stdout  # refused before the sweep said where it runs
 
 
 def test_11_warnings_for_a_bare_rate_and_a_late_flow(tmp_path):

@@ -119,7 +119,16 @@ def test_typos_and_stale_extracts_are_said_not_silent(tmp_path, cli):
     sweep_file = tmp_path / "s.toml"
     sweep_file.write_text('name = "t"\nbase = "%s"\n[grid]\n"dumbbell.queue.limit" = [10, 30]\n' % (EXAMPLES / "dumbbell_cbr.toml"))
     out = cli("sweep", sweep_file, "--out", tmp_path / "cli", "-q", "-w", "1", "-m", "bogus.metric")
-    assert out.returncode == 2 and "invalid option: metric: unknown metric 'bogus.metric'" in out.stderr, out.stderr
+    assert out.returncode == 2 and "invalid option: --metric: unknown metric 'bogus.metric': a metric is one of" in out.stderr, out.stderr
+    assert not (tmp_path / "cli").exists()  # refused before any run
+    # A name only a run can tell (a flow's column) is warned of when the first run ends.
+    out = cli("sweep", sweep_file, "--out", tmp_path / "cli", "-q", "-w", "1", "-m", "flows.cbr0.delay_men_s")
+    assert out.returncode == 2 and "invalid option: metric: unknown metric 'flows.cbr0.delay_men_s'" in out.stderr, out.stderr
+    warned = [ln for ln in out.stderr.splitlines() if ln.startswith("warning: metric 'flows.cbr0.delay_men_s' is not among")]
+    assert len(warned) == 1 and "did you mean 'flows.cbr0.delay_mean_s'" in warned[0], out.stderr
+    lines = out.stderr.splitlines()
+    runs = [i for i, ln in enumerate(lines) if ln.startswith("run ")]
+    assert len(runs) == 2 and lines.index(warned[0]) < runs[1], out.stderr  # said before the second run ended
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from ccsim.catalog import Catalog; "
                                f"c = Catalog({str(tmp_path)!r}); print('open', flush=True); time.sleep(30)"],
                               stdout=subprocess.PIPE, text=True)
@@ -130,6 +139,28 @@ def test_typos_and_stale_extracts_are_said_not_silent(tmp_path, cli):
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_metric_names_no_run_can_record_are_refused_before_any_run(tmp_path):
+    """A sweep file's or a caller's metric outside the families every run records is an
+    error naming the field, with the nearest name; an extract= function's own names pass."""
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    with pytest.raises(ccsim.ScenarioError, match=r"metrics: unknown metric 'total.goodput': .*did you mean 'total.goodput_bps'"):
+        ccsim.sweep(base, name="t", out=tmp_path / "a", metrics=["total.goodput"])
+    with pytest.raises(ccsim.ScenarioError, match=r"unknown metric 'queues.r0->r1.drops': a queue's columns are arrivals"):
+        ccsim.sweep(base, name="t", out=tmp_path / "a", metrics=["queues.r0->r1.drops"])
+    with pytest.raises(ccsim.ScenarioError, match=r"unknown metric 'flows.cbr0'"):
+        ccsim.sweep(base, name="t", out=tmp_path / "a", metrics=["flows.cbr0"])
+    assert not (tmp_path / "a").exists()
+    f = tmp_path / "s.toml"
+    f.write_text('name = "t"\nbase = "%s"\nmetrics = ["jain"]\n' % (EXAMPLES / "dumbbell_cbr.toml"))
+    with pytest.raises(ccsim.ScenarioError, match=r"metrics: unknown metric 'jain'.*did you mean 'jain.goodput'"):
+        load_sweep(f)
+    base["simulation"]["duration"] = "2s"
+    with pytest.warns(UserWarning, match="metric 'n_queud' is not among the 1.. the first finished run recorded"):
+        r = ccsim.sweep(base, name="t", out=tmp_path / "b", workers=1, extract=n_queued,
+                        metrics=["n_queued", "n_queud", "queues.r0->r1.utilization"])
+    assert r.ran == 1
 
 
 def test_the_local_pool_from_piped_code_and_unguarded_scripts(tmp_path):

@@ -261,12 +261,18 @@ def sweep_cmd(
     metric: List[str] = typer.Option([], "--metric", "-m", help="Metrics to summarise at the end (default: total.goodput_bps)."),
 ) -> None:
     """Run a parameter sweep; finished runs are cached, an interrupted sweep resumes."""
-    from .sweep import load_sweep, sweep
+    import warnings
+
+    from .sweep import check_metric_names, load_sweep, sweep
 
     spec = load_sweep(sweep_file)
     _check_workers(workers)
+    check_metric_names(metric, field="--metric")
     log = (lambda m: err.print(m, markup=False, highlight=False))
-    res = sweep(spec, out=out_dir, workers=workers, dask=dask, progress=not quiet, log=log)
+    with warnings.catch_warnings():
+        # A metric the first run did not record is said by `log`, once, without a source line.
+        warnings.filterwarnings("ignore", message="metric ", category=UserWarning)
+        res = sweep(spec, out=out_dir, workers=workers, dask=dask, progress=not quiet, log=log, metrics=metric or None)
     if res.total and (res.total - res.failed) > 0:
         for m in metric or spec.metrics or ["total.goodput_bps"]:
             df = res.summary(m)

@@ -19,6 +19,7 @@ import pandas as pd
 from . import __version__
 from .catalog import Catalog
 from .papers import Context, Paper, tally
+from .results import file_in_the_way
 from .scenario import ScenarioError
 from .sweep import sweep
 
@@ -60,8 +61,9 @@ def claim_folder(out: Path, paper) -> None:
     """Makes `out` this paper's results folder, or refuses (a ScenarioError on `--out`) a
     folder holding another paper's reproduction: its figures would be overwritten in part
     and its catalog's runs counted in this report."""
-    if out.exists() and not out.is_dir():
-        raise ScenarioError([("out", f"{out} is a file; give a folder (new, or this paper's earlier results)")])
+    blocker = file_in_the_way(out)
+    if blocker:
+        raise ScenarioError([("out", f"{blocker}; give a folder (new, or this paper's earlier results)")])
     marker = out / MARKER
     other = None
     if marker.is_file():

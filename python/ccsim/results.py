@@ -45,14 +45,24 @@ def series_filename(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-]", "_", s)
 
 
+def file_in_the_way(out: Path) -> str | None:
+    """Says which file (not folder) `out` or one of its parents is, if one is: `--out
+    afile/sub` cannot be made whatever is written."""
+    for p in (out, *out.parents):
+        if p.exists():
+            return None if p.is_dir() else f"{p} is a file" + ("" if p == out else f" (in {out})")
+    return None
+
+
 def check_out_dir(out: Path) -> None:
     """Refuses an output folder ccsim must not replace: an existing file, a folder that is
     not an earlier results folder (no ``summary.json``) and not empty, or a place it cannot
     write. Raises ScenarioError naming ``out`` (the command line shows it as ``--out``)."""
     from .scenario import ScenarioError
 
-    if out.exists() and not out.is_dir():
-        raise ScenarioError([("out", f"{out} is a file; give a folder (new, empty, or an earlier results folder)")])
+    blocker = file_in_the_way(out)
+    if blocker:
+        raise ScenarioError([("out", f"{blocker}; give a folder (new, empty, or an earlier results folder)")])
     if out.is_dir() and not (out / "summary.json").exists() and any(p for p in out.iterdir() if not p.name.startswith(".")):
         raise ScenarioError([("out", f"{out} holds other files and no summary.json: ccsim replaces a results folder "
                                        "as a whole, so give a new or empty folder")])

@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from . import __version__
 from .catalog import Catalog, scenario_hash
+from .results import file_in_the_way
 from .scenario import PathLike, Scenario, ScenarioError, _resolve_files, _split_path, as_dict, load, plain, set_path
 
 
@@ -179,6 +180,7 @@ def load_sweep(path: PathLike) -> SweepSpec:
     metrics = d.get("metrics", [])
     if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
         raise ScenarioError([("metrics", "expected a list of metric names, e.g. [\"total.goodput_bps\"]")])
+    check_metric_names(metrics, field="metrics")
     return SweepSpec(name=str(d.get("name", p.stem)), base=base, grid=d.get("grid", {}), zipped=d.get("zip", {}),
                      seeds=_seeds(d.get("seeds", 1)), metrics=metrics)
 
@@ -192,6 +194,55 @@ def _ipc(table) -> bytes:
     with pa.ipc.new_stream(sink, table.schema) as w:
         w.write_table(table)
     return sink.getvalue()
+
+
+#: The run-wide metrics every run records (standard_metrics), and a queue's per-direction ones.
+RUN_METRICS = ("events", "total.goodput_bps", "mean.goodput_bps", "jain.goodput")
+QUEUE_METRICS = ("arrivals", "departures", "drops_overflow", "drops_early", "drops_forced", "drops_loss",
+                 "mean_len_pkts", "max_len_pkts", "utilization")
+
+
+def check_metric_names(names: Iterable[str], *, field: str = "metric", extract: bool = False) -> None:
+    """A metric name that no run can record is refused before any run: one of RUN_METRICS,
+    `flows.<flow>.<column>` or `queues.<direction>.<column>` (a column of QUEUE_METRICS);
+    with an `extract` function, any other name may be one of its own. Which flows,
+    directions and agent columns a run has is known only once it ran: `sweep` checks those
+    names against its first finished run."""
+    import difflib
+
+    bad = []
+    for n in names:
+        if n in RUN_METRICS:
+            continue
+        parts = n.split(".")
+        if parts[0] == "flows" and len(parts) >= 3 and all(parts):
+            continue
+        if parts[0] == "queues" and len(parts) >= 3 and all(parts):
+            if parts[-1] in QUEUE_METRICS:
+                continue
+            near = difflib.get_close_matches(parts[-1], QUEUE_METRICS, n=1)
+            bad.append((n, f"a queue's columns are {', '.join(QUEUE_METRICS)}" + (f" (did you mean {near[0]!r}?)" if near else "")))
+            continue
+        if extract and parts[0] not in ("flows", "queues"):
+            continue
+        near = [m for m in RUN_METRICS if n and n in m] or difflib.get_close_matches(n, RUN_METRICS, n=1)
+        bad.append((n, "a metric is one of " + ", ".join(RUN_METRICS) + ", flows.<flow>.<column> or "
+                    "queues.<direction>.<column>" + (f" (did you mean {near[0]!r}?)" if near else "")))
+    if bad:
+        raise ScenarioError([(field, f"unknown metric {n!r}: {why}") for n, why in bad])
+
+
+def _absent_metrics(names: Iterable[str], recorded: Mapping[str, float]) -> str | None:
+    """The names the first finished run did not record, said with the nearest it did."""
+    import difflib
+
+    missing = [n for n in names if n not in recorded]
+    if not missing:
+        return None
+    near = [m for n in missing for m in difflib.get_close_matches(n, list(recorded), n=2)]
+    hint = f" (did you mean {', '.join(map(repr, dict.fromkeys(near)))}?)" if near else ""
+    return (f"metric {', '.join(map(repr, missing))} is not among the {len(recorded)} the first finished run "
+            f"recorded{hint}; the sweep goes on (Ctrl-C stops it; finished runs are kept)")
 
 
 def standard_metrics(res) -> dict[str, float]:
@@ -216,8 +267,7 @@ def standard_metrics(res) -> dict[str, float]:
     q = res.tables["queues"].to_pydict()
     for i, d in enumerate(q["direction"]):
         if q["arrivals"][i] > 0:
-            for col in ("arrivals", "departures", "drops_overflow", "drops_early", "drops_forced", "drops_loss",
-                        "mean_len_pkts", "max_len_pkts", "utilization"):
+            for col in QUEUE_METRICS:
                 m[f"queues.{d}.{col}"] = float(q[col][i])
     return m
 
@@ -485,18 +535,13 @@ def dask_client(address: str, workers: int):
                                         f"({type(e).__name__}: {e}); give tcp://host:port of a running scheduler, or 'local'")]) from None
 
 
-def _dask_results(tasks: list[Task], address: str, workers: int):
+def _dask_results(tasks: list[Task], client):
+    """The runs' results as Dask's workers finish them (the caller closes the client)."""
     from distributed import as_completed
 
-    client, cluster = dask_client(address, workers)
-    try:
-        futures = client.map(execute, tasks, pure=False)
-        for fut in as_completed(futures):
-            yield fut.result()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    futures = client.map(execute, tasks, pure=False)
+    for fut in as_completed(futures):
+        yield fut.result()
 
 
 def usable_cpus() -> int:
@@ -511,11 +556,15 @@ def usable_cpus() -> int:
 def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str, list] | None = None,
           zip: Mapping[str, list] | None = None, seeds: int | list[int] = 1, out: PathLike | None = None,
           name: str | None = None, workers: int | None = None, dask: str | None = None, progress: bool = False,
-          extract: Callable | None = None, log: Callable[[str], None] | None = None) -> SweepResult:
+          extract: Callable | None = None, log: Callable[[str], None] | None = None,
+          metrics: Iterable[str] | None = None) -> SweepResult:
     """Runs a sweep (see module docs); returns counts and access to the catalog.
 
     `progress` shows a progress bar (runs done, failed, cached, ETA); `log` receives one
-    line per event (start, each finished run when there is no bar, failures, the end)."""
+    line per event (start, each finished run when there is no bar, failures, the end).
+    `metrics` (default: the sweep file's) are the names the caller will summarise: one no
+    run can record is refused before any run, and one the first finished run did not
+    record is warned of then, not only after the last run."""
     from multiprocessing import current_process
 
     if getattr(current_process(), "_inheriting", False):
@@ -532,12 +581,17 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
     if name:
         spec.name = name
     out = Path(out or Path("results") / spec.name)
-    if out.exists() and not out.is_dir():
-        raise ScenarioError([("out", f"{out} is a file; give a folder (new, or one of earlier sweeps' results)")])
+    blocker = file_in_the_way(out)
+    if blocker:
+        raise ScenarioError([("out", f"{blocker}; give a folder (new, or one of earlier sweeps' results)")])
     workers = plain(workers)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ScenarioError([("workers", f"must be a whole number at least 1 (None: one per usable core), got {workers!r}")])
     workers = workers or usable_cpus()
+    metrics = list(spec.metrics if metrics is None else [plain(m) for m in metrics])
+    if not all(isinstance(m, str) for m in metrics):
+        raise ScenarioError([("metrics", f"expected metric names (strings), got {metrics!r}")])
+    check_metric_names(metrics, extract=spec.extract is not None, field="metrics")
     tasks = spec.tasks()
     say = log or (lambda s: None)
     if len(tasks) > 10_000:
@@ -578,20 +632,29 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
             say(f"{spec.name}: all {len(unique)} runs are already in {out}/catalog.duckdb (ccsim {__version__}): nothing to run")
             return SweepResult(out, spec.name, len(unique), 0, cached, 0, time.perf_counter() - t0, first_scenario=first,
                                run_ids=list(unique))
-        say(f"{spec.name}: {len(unique)} runs, {cached} cached, {len(todo)} to run on "
-            f"{'dask ' + dask if dask else f'{workers} local worker(s)'}")
-        if not dask:
-            for t in todo:
-                t.out = str(out)
-        results = _dask_results(todo, dask, workers) if dask else _local_results(todo, workers, main)
+        # A Dask scheduler is reached (or refused) before the sweep says it runs there.
+        client = dask_client(dask, workers) if dask else None
+        results = bar = None
         ran = failed = 0
         engine = overhead = 0.0
-        bar = _progress(len(unique), cached) if progress else None
         try:
+            say(f"{spec.name}: {len(unique)} runs, {cached} cached, {len(todo)} to run on "
+                f"{'dask ' + dask if dask else f'{workers} local worker(s)'}")
+            if not dask:
+                for t in todo:
+                    t.out = str(out)
+            results = _dask_results(todo, client[0]) if client else _local_results(todo, workers, main)
+            bar = _progress(len(unique), cached) if progress else None
             for r in results:
                 cat.record(run_id=r["run_id"], version=__version__, sweep=r["sweep"], params=r["params"], seed=r["seed"],
                            status=r["status"], error=r["error"], meta=r["meta"], metrics=r["metrics"], tables=r["tables"])
                 ran += 1
+                if metrics and r["status"] == "ok":
+                    absent = _absent_metrics(metrics, r["metrics"])
+                    metrics = []
+                    if absent:
+                        warnings.warn(absent, UserWarning, stacklevel=2)
+                        say(f"warning: {absent}")
                 if r["status"] != "ok":
                     failed += 1
                     say(f"run {r['run_id']} ({json.dumps(r['params'])}, seed {r['seed']}) failed: {r['error'].splitlines()[0]}")
@@ -605,10 +668,15 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
                     bar.advance(r["status"] == "ok")
         finally:
             # Closing the runs' generator shuts its worker pool down here, also when the
-            # caller stopped early (an interrupt while recording a run).
-            results.close()
+            # caller stopped early (an interrupt while recording a run); a Dask client (and
+            # its local cluster) is closed even if no run was asked of it.
+            if results is not None:
+                results.close()
             if bar:
                 bar.stop()
+            for c in client or ():
+                if c is not None:
+                    c.close()
         wall = time.perf_counter() - t0
         say(f"{spec.name}: ran {ran} ({failed} failed), {cached} cached, in {wall:.1f} s")
         return SweepResult(out, spec.name, len(unique), ran, cached, failed, wall, engine, overhead, first_scenario=first,
