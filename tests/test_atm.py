@@ -102,6 +102,51 @@ def test_aal5_errors_name_the_field():
         ccsim.validate(d)
 
 
+def test_a_flow_whose_cells_no_aal5_makes_or_takes_is_refused_naming_the_node():
+    """AAL5 at one end of a cell path only: the frames went nowhere (every flow sent one
+    packet, the run ended with zero goodput and no error). Now an error per node names it;
+    a router bridging IP onto ATM (AAL5 before the first cell link) is enough to segment."""
+    d = scenario({}, n=3)
+    d["elements"] = [e for e in d["elements"] if e["node"] != "d"]
+    with pytest.raises(ccsim.ScenarioError, match=r"^elements: node 'd' needs an element of kind \"aal5\": flows 'f0', 'f1', 'f2' cross"):
+        ccsim.validate(d)
+    d = scenario({}, n=3)
+    d["elements"] = [e for e in d["elements"] if e["node"] != "s1"]
+    with pytest.raises(ccsim.ScenarioError, match=r"node 's1' needs .*: flow 'f1' crosses"):
+        ccsim.validate(d)
+    # The switch bridging s1's packets onto the cell link is not enough: d's AAL5 sends its
+    # ACKs to s1 as cells, which only s1 could take.
+    d["elements"].append({"kind": "aal5", "node": "sw"})
+    with pytest.raises(ccsim.ScenarioError, match=r"^elements: node 's1' needs"):
+        ccsim.validate(d)
+    d = scenario({}, n=2)
+    d["links"][-1]["reverse_queue"] = {"kind": "droptail", "limit": 1000}
+    d["links"][-1]["queue"] = {"kind": "droptail", "limit": 1000}
+    d["elements"] = []
+    assert ccsim.validate(d)["flows"] == 2  # no cell link: no AAL5 needed
+
+
+def test_multicast_tcp_without_ack_combining_warns_and_an_incomplete_receiver_has_no_completion():
+    """TCP to two receivers through `replicate`: the sender follows whichever receiver's
+    ACKs; one lost packet at the other was never repaired, and the flow reported
+    `completion_s` while that receiver held 1 % of the data. Validation warns, and the
+    flow has no completion time."""
+    link = lambda a, b, **kw: {"a": a, "b": b, "rate": "10Mbps", "delay": "5ms", **kw}
+    d = {"name": "m", "nodes": ["s", "rt", "a", "b"], "simulation": {"duration": "5s"},
+         "links": [link("s", "rt"), link("rt", "a"), link("rt", "b", loss={"kind": "drop_list", "packets": [3]})],
+         "elements": [{"kind": "replicate", "node": "rt"}],
+         "flows": [{"name": "t", "kind": "tcp", "src": "s", "dst": ["a", "b"], "bytes": "200KB"}]}
+    with pytest.warns(ccsim.ScenarioWarning, match="flow 't' \\(tcp\\) branches at node 'rt' with no element combining"):
+        res = ccsim.run(d)
+    rx = res.tables["receivers"].to_pandas().set_index("receiver")
+    assert rx.loc["a", "goodput_bytes"] == 200_000 and rx.loc["b", "goodput_bytes"] < 200_000
+    assert res.flows["completion_s"].isna().all()
+    del d["links"][2]["loss"]
+    with pytest.warns(ccsim.ScenarioWarning):
+        whole = ccsim.run(d)
+    assert 0.2 < whole.flows["completion_s"].iloc[0] < 1
+
+
 def mcs_scenario(scheme, buf=1000, n=3, k=3, size=512, dur=0.5, ack="min"):
     """Paper B's set-up in small: n TCP senders multicast to k receivers through a switch
     whose Multicast Server replicates each frame to every receiver's port."""
@@ -145,8 +190,28 @@ def test_mcs_parameters_are_in_si_units():
     assert m["params"]["resend_interval"] == 0.001 and m["params"]["common_buffer"] == 40960
 
 
+def test_the_handshake_opens_through_the_mcs_once_every_receiver_answered():
+    """With the default handshake and `ack = "min"`, the SYN-ACKs (which carry no
+    cumulative ACK) were all absorbed: the connection never opened and the run ended with
+    zero goodput and no error. The server now sends one on when the last receiver answers."""
+    d = mcs_scenario("tail", buf=100000, dur=0.2)
+    for f in d["flows"]:
+        del f["handshake"]
+    res = ccsim.run(d)
+    m = mcs_row(res)
+    assert (res.flows["goodput_bps"] > 1e6).all(), res.flows
+    assert m["acks_forwarded"] > 3 and m["copies_sent"] == 3 * m["frames_received"]
+    # The same with a receiver whose SYN-ACK comes late (a longer link): data starts only
+    # after it answered.
+    d["links"][-1]["delay"] = "20ms"
+    late = ccsim.run(d)
+    assert (late.flows["goodput_bps"] > 0).all() and late.flows["goodput_bps"].max() < res.flows["goodput_bps"].min()
+
+
 def test_ack_all_forwards_every_receivers_ack():
-    m = mcs_row(ccsim.run(mcs_scenario("tail", buf=100000, ack="all")))
+    # ... and is warned of: nothing then combines the receivers' ACKs (`min` does).
+    with pytest.warns(ccsim.ScenarioWarning, match="flow 'f0' \\(tcp\\) branches at node 'sw' with no element combining"):
+        m = mcs_row(ccsim.run(mcs_scenario("tail", buf=100000, ack="all")))
     assert m["acks_absorbed"] == 0 and m["acks_forwarded"] > 2.5 * m["frames_received"]
 
 

@@ -57,6 +57,22 @@ def test_plot_save_returns_the_file_it_writes(tmp_path):
         plot.save(plot.fct(res)[0], "")
 
 
+def test_a_line_through_two_swept_parameters_is_refused_naming_the_other():
+    """A summary over two swept parameters drawn against one of them made one zig-zag line
+    through both; it is refused, naming the parameter to give as hue=, which draws it."""
+    import pandas as pd
+
+    df = pd.DataFrame({"dumbbell.queue.limit": [10, 10, 50, 50], "flows[*].rate": ["9Mbps", "11Mbps"] * 2,
+                       "n": 3, "mean": [1.0, 2.0, 3.0, 4.0], "std": 0.1, "ci_low": 0.5, "ci_high": 5.0})
+    with pytest.raises(ccsim.ScenarioError, match=r"^x: 'dumbbell.queue.limit' takes a value more than once in one line "
+                                                  r"\('flows\[\*\].rate' varies\): give hue= one of 'flows\[\*\].rate'"):
+        plot.line(df, x="dumbbell.queue.limit")
+    fig, ax = plot.line(df, x="dumbbell.queue.limit", hue="flows[*].rate")
+    assert len(ax.get_lines()) == 2
+    with pytest.raises(ccsim.ScenarioError, match=r"^x: no column 'limit'"):
+        plot.line(df, x="limit")
+
+
 def test_same_seed_gives_a_byte_identical_fct_file(tmp_path):
     digests = []
     for k in range(2):

@@ -196,7 +196,7 @@ def test_8_out_must_be_a_results_folder(tmp_path, two_node):
         ro.chmod(0o555)
         _assert_clean_failure(ccsim_cli("run", two_node, "--out", ro / "x"), "--out")
     # Folders no one may write, even root (they were an "internal error", exit 1).
-    _assert_clean_failure(ccsim_cli("run", two_node, "--out", "/sys/ccsim-test"), "cannot use /sys/")
+    _assert_clean_failure(ccsim_cli("run", two_node, "--out", "/sys/ccsim-test"), "--out: cannot write /sys/ccsim-test")
     _assert_clean_failure(ccsim_cli("run", two_node, "--out", "/proc/ccsim-nope/x"), "/proc/ccsim-nope")
     assert time.perf_counter() - t0 < 30
 
@@ -208,7 +208,7 @@ def test_9_the_real_error_of_a_failed_commit(tmp_path, monkeypatch):
 
     from ccsim.catalog import Catalog
 
-    cat = Catalog(tmp_path)
+    cat = Catalog(tmp_path, create=True)
     real = cat.con
 
     class Full:
@@ -461,3 +461,68 @@ def test_a_capture_folder_that_cannot_be_made(tmp_path):
     scen = _write(tmp_path, TWO_NODE + '[[traces]]\nkind = "pcap"\nlink = "a->b"\n')
     r = ccsim_cli("run", scen, "-q", cwd=tmp_path)
     assert r.returncode == 2 and "pcap_dir: the captures go to pcap, which is a file; give a folder" in r.stderr, r.stderr
+
+
+def test_fifth_trials_slips_name_what_to_do(tmp_path):
+    """A fifth new-user trial's slips: each a ScenarioError or exit 2 naming the field
+    (they were bare FileNotFoundErrors, an internal staging name, or unknown-field lists)."""
+    from ccsim.catalog import Catalog
+
+    # A sweep file given to `run` or `validate`.
+    for cmd in ("run", "validate"):
+        r = ccsim_cli(cmd, EXAMPLES / "sweeps" / "buffers.toml")
+        _assert_clean_failure(r, "is a sweep file (base, no [simulation]), not a scenario: run it with `ccsim sweep")
+    # Captures that cannot go where asked; a results folder that is not one.
+    d = ccsim.loads(TWO_NODE)
+    d["traces"] = [{"kind": "pcap", "link": "a->b"}]
+    with pytest.raises(ccsim.ScenarioError, match=r"^pcap_dir: cannot create /proc/nope for the captures"):
+        ccsim.run(d, pcap_dir="/proc/nope")
+    with pytest.raises(ccsim.ScenarioError, match=r"^out: .*/missing holds no results \(no such folder\)"):
+        ccsim.Results.load(tmp_path / "missing")
+    # --out where nothing can be created: the user's folder named, not the staging one.
+    r = ccsim_cli("run", EXAMPLES / "dumbbell_cbr.toml", "-q", "--out", "/proc/x")
+    _assert_clean_failure(r, "--out: cannot write /proc/x (nothing can be created in /proc")
+    assert ".partial" not in r.stderr
+    # A stored table or run a catalog does not hold.
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    base["simulation"]["duration"] = "2s"
+    res = ccsim.sweep(base, name="t", out=tmp_path / "s", workers=1)
+    with Catalog(tmp_path / "s") as c:
+        rid = res.run_ids[0]
+        with pytest.raises(ccsim.ScenarioError, match=rf"^name: run {rid} has no table 'nosuch'; it has: drops, elements, .*, series/queue_r0-r1"):
+            c.table(rid, "nosuch")
+        with pytest.raises(ccsim.ScenarioError, match=r"^run_id: no run 'r0' in "):
+            c.series("r0", "queue:r0->r1")
+    # A name with '->' would shadow a link direction in traces and filters.
+    d = ccsim.loads(TWO_NODE)
+    d["links"][0]["name"] = "b->a"
+    with pytest.raises(ccsim.ScenarioError, match=r"links\[0\]\.name: link name 'b->a' contains '->'"):
+        ccsim.validate(d)
+
+
+def test_fifth_trials_silent_cases_warn_or_refuse(tmp_path):
+    """Field paths that only looked like a path were read as another; a generator that
+    opens nothing, and a segment larger than an IPv4 packet in a capture, passed silently."""
+    d = ccsim.loads(TWO_NODE)
+    for bad in ("flows[0]..rate", "flows[0]rate", ".flows[0].rate", "flows[0]. rate", "flows [0].rate", "flows[00].rate"):
+        with pytest.raises(ccsim.ScenarioError, match="invalid field path: keys joined by single dots"):
+            ccsim.run(d, overrides=[f"{bad}=2Mbps"])
+    assert ccsim.run(d, overrides=["flows[0].rate=2Mbps"]).flows["goodput_bps"].iloc[0] > 1.5e6
+    times = tmp_path / "times.txt"
+    times.write_text("", encoding="utf-8")
+    gen = {"name": "g", "src": "a", "dst": "b", "size": {"kind": "fixed", "value": "10KB"}, "transport": {"kind": "tcp"}}
+    for arrivals, extra, why in [({"kind": "poisson", "rate": 10}, {"stop": "0s"}, "stops at or before its start"),
+                                 ({"kind": "times", "file": str(times)}, {}, "has no arrival times"),
+                                 ({"kind": "times", "times": [5.0]}, {}, "has no arrival time between its start and its stop")]:
+        g = {**copy.deepcopy(gen), "arrivals": arrivals, **extra}
+        with pytest.warns(ccsim.ScenarioWarning, match=f"generator 'g' {why}"):
+            ccsim.validate({**ccsim.loads(TWO_NODE), "generators": [g]})
+    d = ccsim.loads(TWO_NODE)
+    d["flows"] = [{"name": "t", "kind": "tcp", "src": "a", "dst": "b", "mss": 70000}]
+    d["traces"] = [{"kind": "pcap", "link": "a->b"}]
+    with pytest.warns(ccsim.ScenarioWarning, match="flow 't' has an mss above 65495 bytes"):
+        ccsim.validate(d)
+    d["flows"][0]["mss"] = 9000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ccsim.validate(d)

@@ -316,7 +316,7 @@ def test_a_failing_run_is_recorded_and_the_rest_completes(tmp_path):
     age = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - runs["finished_at"].max()
     assert datetime.timedelta(0) <= age < datetime.timedelta(minutes=10), age
     # Recorded in UTC also where the local time zone is not (the column's default was local).
-    code = (f"from ccsim.catalog import Catalog\nwith Catalog({str(tmp_path / 'tz')!r}) as c:\n"
+    code = (f"from ccsim.catalog import Catalog\nwith Catalog({str(tmp_path / 'tz')!r}, create=True) as c:\n"
             "    c.record(run_id='r', version='v', sweep='s', params={}, seed=1, status='ok', error=None, meta={}, "
             "metrics={}, tables=None)\n    print(c.runs()['finished_at'][0].isoformat())")
     seoul = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -554,10 +554,22 @@ def test_a_swept_data_file_is_relative_to_the_sweep_file(tmp_path):
 
 
 def test_a_query_of_an_empty_catalog_names_the_problem(tmp_path):
-    """A mistyped folder is made anew and empty: asking it for a sweep says so (it returned
-    an empty table)."""
-    with Catalog(tmp_path / "typo") as c, pytest.raises(ccsim.ScenarioError, match="it holds no runs"):
+    """A mistyped folder is no catalog (it was made anew, and every query of it was
+    empty); an empty catalog asked for a sweep says so, and so does any query naming a
+    sweep it does not hold (runs() returned an empty table)."""
+    for typo in (tmp_path / "typo", tmp_path):
+        with pytest.raises(ccsim.ScenarioError, match=r"^root: no catalog at .*catalog.duckdb \((no such folder|a folder without)"):
+            Catalog(typo)
+    assert not (tmp_path / "typo").exists()
+    with Catalog(tmp_path / "empty", create=True) as c, pytest.raises(ccsim.ScenarioError, match="it holds no runs"):
         c.summary("total.goodput_bps", "buffers")
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    base["simulation"]["duration"] = "2s"
+    ccsim.sweep(base, name="mysweep", out=tmp_path / "s", workers=1)
+    with Catalog(tmp_path / "s") as c:
+        assert len(c.runs("mysweep")) == 1
+        with pytest.raises(ccsim.ScenarioError, match="no sweep named 'mysweeP'.*it has: mysweep"):
+            c.runs("mysweeP")
 
 
 def test_a_sweep_too_large_is_refused_at_once(tmp_path):

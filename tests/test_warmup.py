@@ -267,3 +267,45 @@ def test_elements_and_receivers_restart(example):
         for col in summaries:  # NaN where the element has no such column
             assert (ta[col].fillna(0) == tw[col].fillna(0) - tc[col].fillna(0)).all(), (table, col)
             assert ta[col].sum() > 0, col
+
+
+def test_a_markers_lost_tokens_trace_restarts_with_the_other_counters():
+    """`lost_tokens_bytes` (token bytes arriving at a full bucket) kept counting from the
+    start across the warm-up while the marker's colour counts restarted: at the end it read
+    what a run without warm-up reads. A 1 Mb/s CBR under a 2 Mb/s bucket loses 1 Mb/s of
+    tokens, 125 000 bytes a second: from the warm-up's end, 7 s of it."""
+    d = ccsim.loads("""
+name = "tb"
+[simulation]
+duration = "8s"
+warmup = "1s"
+[dumbbell]
+senders = 1
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "5ms"
+[[flows]]
+name = "c"
+kind = "cbr"
+src = "s0"
+dst = "d0"
+rate = "1Mbps"
+packet_size = "1000B"
+[[elements]]
+kind = "marker"
+node = "s0"
+meter = "token_bucket"
+rate = "2Mbps"
+depth = "10KB"
+[[traces]]
+kind = "element"
+element = "*"
+interval = "500ms"
+""")
+    s = ccsim.run(d).series("element:marker0").set_index("time")
+    assert s.loc[1.0, "lost_tokens_bytes"] == s.loc[1.0, "green"] == 0
+    assert s.loc[8.0, "lost_tokens_bytes"] == pytest.approx(7 * 125_000, abs=1000)
+    d["simulation"].pop("warmup")
+    whole = ccsim.run(d).series("element:marker0").set_index("time")
+    assert whole.loc[8.0, "lost_tokens_bytes"] == pytest.approx(8 * 125_000, abs=1000)

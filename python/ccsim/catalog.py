@@ -155,15 +155,24 @@ def write_run_tables(root: Path, run_id: str, tables: dict[str, pa.Table]) -> No
 
 
 class Catalog:
-    """A results folder's catalog. Use as a context manager or call close()."""
+    """A results folder's catalog. Use as a context manager or call close().
 
-    def __init__(self, root: str | os.PathLike, read_only: bool = False):
+    `Catalog(DIR)` opens the catalog a sweep or a reproduction wrote in DIR; a folder
+    without one is a ScenarioError on `root` (a mistyped folder had been made anew, and
+    every query of it was empty). `create=True` (what a sweep does) makes one."""
+
+    def __init__(self, root: str | os.PathLike, read_only: bool = False, create: bool = False):
         self.root = Path(root)
+        path = self.root / "catalog.duckdb"
+        if not path.exists() and (read_only or not create):
+            from .scenario import ScenarioError
+
+            what = "not a folder" if self.root.exists() and not self.root.is_dir() else (
+                "a folder without catalog.duckdb" if self.root.is_dir() else "no such folder")
+            raise ScenarioError([("root", f"no catalog at {path} ({what}): give the results folder of a sweep or "
+                                          "reproduction (ccsim sweep/reproduce --out)")])
         if not read_only:
             self.root.mkdir(parents=True, exist_ok=True)
-        path = self.root / "catalog.duckdb"
-        if read_only and not path.exists():
-            raise FileNotFoundError(f"no catalog at {path}")
         try:
             self.con = duckdb.connect(str(path), read_only=read_only)
         except duckdb.IOException as e:
@@ -303,6 +312,8 @@ class Catalog:
         found cached from another sweep), one row each with the runs table's columns:
         `sweep` is the sweep that ran it, `point` the parameter point's key (params without
         the seed), `finished_at` the UTC time the run was recorded."""
+        if sweep is not None:
+            self._check_names(sweep, None)
         source, args = self._sweep_source(sweep)
         q = ("SELECT run_id, version, sweep, point, params, seed, status, error, wall_s, events, sim_time_s, "
              f"finished_at FROM {source}")
@@ -394,8 +405,18 @@ class Catalog:
         return pd.DataFrame(rows)
 
     def table(self, run_id: str, name: str = "flows") -> pd.DataFrame:
-        """A stored table of one run (`flows`, `queues`, `drops`, or `series/<file>`)."""
-        return pq.read_table(self.root / "runs" / run_id / f"{name}.parquet").to_pandas()
+        """A stored table of one run (`flows`, `queues`, `drops`, or `series/<file>`); a
+        run or table this folder does not hold is a ScenarioError naming those it does."""
+        folder = self.root / "runs" / str(run_id)
+        path = folder / f"{name}.parquet"
+        if not path.is_file():
+            from .scenario import ScenarioError
+
+            if not folder.is_dir():
+                raise ScenarioError([("run_id", f"no run {run_id!r} in {self.root}/runs (runs() lists them)")])
+            has = sorted(p.relative_to(folder).with_suffix("").as_posix() for p in folder.rglob("*.parquet"))
+            raise ScenarioError([("name", f"run {run_id} has no table {name!r}; it has: {', '.join(has) or 'none'}")])
+        return pq.read_table(path).to_pandas()
 
     def series(self, run_id: str, series_name: str) -> pd.DataFrame:
         from .results import series_filename

@@ -362,11 +362,11 @@ def validate_cmd(
     set_: List[str] = typer.Option([], "--set", help="Override a field before validating: path=value."),
 ) -> None:
     """Check a scenario without running it."""
-    from .scenario import apply_overrides, load, validate
+    from .scenario import apply_overrides, as_dict, validate
 
     import warnings
 
-    d = apply_overrides(load(scenario), set_)
+    d = apply_overrides(as_dict(scenario), set_)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         info = validate(d)

@@ -58,13 +58,35 @@ def label(ax, xlabel: str, ylabel: str, title: str, legend: int | None = 7):
     return ax
 
 
+#: A summary's own columns (`Catalog.summary`), never a parameter.
+_STATS = {"n", "mean", "std", "ci_low", "ci_high"}
+
+
+def _one_point_per_x(groups, x: str, hue: str | None, used: set) -> None:
+    """A line through rows that repeat an x value zig-zags between points of another
+    parameter: refused, naming the parameter that varies (give it as `hue`, or select)."""
+    from .scenario import ScenarioError
+
+    for _, g in groups:
+        if x not in g:
+            raise ScenarioError([("x", f"no column {x!r}; the table has: {', '.join(map(str, g.columns))}")])
+        if not g[x].duplicated().any():
+            continue
+        others = [c for c in g.columns if c not in {x, hue, *used} and not str(c).endswith(tuple(_STATS))
+                  and g[c].nunique(dropna=False) > 1]
+        why = f"{', '.join(map(repr, others))} varies" if others else "rows repeat it"
+        raise ScenarioError([("x", f"{x!r} takes a value more than once in one line ({why}): give hue= one of "
+                                   f"{', '.join(map(repr, others)) or 'the varying columns'}, or select the rows of one value first")])
+
+
 def line(df, x: str, y: str = "mean", hue: str | None = None, band: Sequence[str] | None = ("ci_low", "ci_high"),
          ax=None, xlabel: str | None = None, ylabel: str | None = None, title: str | None = None,
          logx: bool = False, logy: bool = False, marker: str = "o", label: str | None = None):
     """Lines of `y` against `x` (one per value of `hue`), with a shaded band (e.g. the
     95 % confidence interval of a `Catalog.summary`)."""
-    fig, ax = _axes(ax)
     groups = [(label, df)] if hue is None else [(f"{hue}={k}", g) for k, g in df.groupby(hue, sort=True)]
+    _one_point_per_x(groups, x, hue, {y, *(band or ())})
+    fig, ax = _axes(ax)
     for lab, g in groups:
         g = g.sort_values(x)
         ax.plot(g[x], g[y], marker=marker, label=lab)

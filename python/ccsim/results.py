@@ -86,7 +86,13 @@ def staging_dir(out: str | os.PathLike) -> Path:
             shutil.rmtree(old, ignore_errors=True)
     stage = out.parent / f".{out.name}.partial-{os.getpid()}"
     shutil.rmtree(stage, ignore_errors=True)
-    stage.mkdir()
+    try:
+        stage.mkdir()
+    except OSError as e:
+        # Named as the user's folder (the staging folder is ccsim's own).
+        from .scenario import ScenarioError
+
+        raise ScenarioError([("out", f"cannot write {out} (nothing can be created in {out.parent}: {e.strerror})")]) from None
     return stage
 
 
@@ -268,8 +274,14 @@ class Results:
 
     @classmethod
     def load(cls, out: str | os.PathLike) -> "Results":
-        """Reads a directory written by :meth:`save`."""
+        """Reads a directory written by :meth:`save` (a folder without its summary.json is
+        a ScenarioError on `out`)."""
         out = Path(out)
+        if not (out / "summary.json").is_file():
+            from .scenario import ScenarioError
+
+            what = "no such folder" if not out.exists() else "not a folder" if not out.is_dir() else "no summary.json in it"
+            raise ScenarioError([("out", f"{out} holds no results ({what}): give a folder written by ccsim run --out or Results.save")])
         s = json.loads((out / "summary.json").read_text())
         tables = {k: pq.read_table(out / f"{k}.parquet") for k in TABLES if (out / f"{k}.parquet").exists()}
         series = {name: pq.read_table(out / rel) for name, rel in s.get("series", {}).items()}

@@ -49,9 +49,13 @@ def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
         if Path(pcap_dir).exists() and not Path(pcap_dir).is_dir():
             raise ScenarioError([("pcap_dir", f"the captures go to {os.fspath(pcap_dir)}, which is a file; give a folder "
                                               "(ccsim run: --out DIR writes them into DIR/pcap)")])
-        Path(pcap_dir).mkdir(parents=True, exist_ok=True)
+        try:
+            Path(pcap_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ScenarioError([("pcap_dir", f"cannot create {os.fspath(pcap_dir)} for the captures: {e.strerror}")]) from None
         if not os.access(pcap_dir, os.W_OK | os.X_OK):
-            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(pcap_dir))
+            raise ScenarioError([("pcap_dir", f"cannot write the captures in {os.fspath(pcap_dir)}: "
+                                              f"{os.strerror(errno.EACCES)}")])
     try:
         try:
             raw = _core.run(_to_json(d), None if pcap_dir is None else os.fspath(pcap_dir), per_hop_events)

@@ -126,7 +126,12 @@ def as_dict(scenario: "Scenario | Mapping | PathLike") -> dict:
     except RecursionError:
         raise ScenarioError([("", f"the scenario is nested more than {MAX_DEPTH} levels deep")]) from None
     if isinstance(scenario, (str, os.PathLike)):
-        return load(scenario)
+        d = load(scenario)
+        if "base" in d and "simulation" not in d:
+            raise ScenarioError([("", f"{os.fspath(scenario)} is a sweep file (base, no [simulation]), not a scenario: run "
+                                      f"it with `ccsim sweep {os.fspath(scenario)}` or ccsim.sweep(ccsim.load_sweep(...)), or "
+                                      "run its base scenario (docs/sweeps.md)")])
+        return d
     raise ScenarioError([("", f"expected a Scenario, a dict or a path to a TOML file, got {type(scenario).__name__}")])
 
 
@@ -212,26 +217,26 @@ def flatten_params(p: Any, prefix: str = "") -> list[tuple[str, Any]]:
 
 
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(\*|\d+)\]")
+#: A whole field path: a key, then `.key` or `[index]` (a whole number without leading
+#: zeros, or `*`) steps; keys hold no dots, brackets or spaces.
+_PATH = re.compile(r"[^.\[\]\s]+(?:\.[^.\[\]\s]+|\[(?:\*|0|[1-9]\d*)\])*")
 
 
 def _split_path(path: str) -> list[str | int]:
-    parts: list[str | int] = []
-    pos = 0
     path = path.strip()
-    while pos < len(path):
-        if path[pos] == ".":
-            pos += 1
-            continue
-        m = _TOKEN.match(path, pos)
-        if not m:
-            raise ScenarioError([(path, "invalid field path (use e.g. links[0].rate or flows[*].cc)")])
+    if not path:
+        raise ScenarioError([(path, "empty field path")])
+    if not _PATH.fullmatch(path):
+        # flows[0]..rate, .flows[0].rate, flows[0]rate, flows [0].rate and flows[00] had
+        # been read as flows[0].rate.
+        raise ScenarioError([(path, "invalid field path: keys joined by single dots, list indices in brackets right "
+                                    "after a key (use e.g. links[0].rate, flows[*].cc or dumbbell.queue.limit)")])
+    parts: list[str | int] = []
+    for m in _TOKEN.finditer(path):
         if m.group(1) is not None:
-            parts.append(m.group(1).strip())
+            parts.append(m.group(1))
         else:
             parts.append("*" if m.group(2) == "*" else int(m.group(2)))
-        pos = m.end()
-    if not parts:
-        raise ScenarioError([(path, "empty field path")])
     return parts
 
 
@@ -260,7 +265,7 @@ def set_path(d: dict, path: str, value: Any) -> dict:
         idxs = range(len(node)) if key == "*" else [key]
         for j in idxs:
             if j >= len(node):
-                raise ScenarioError([(f"{where}[{j}]", f"index out of range (the list has {len(node)} entries)")])
+                raise ScenarioError([(f"{where}[{j}]", f"index out of range (the list has {len(node)} {'entry' if len(node) == 1 else 'entries'})")])
             if last:
                 node[j] = copy.deepcopy(value)
             else:

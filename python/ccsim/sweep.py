@@ -608,7 +608,7 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
     pool = not dask and workers > 1
     main = _main_for_workers(spec.extract) if pool and not (out / "catalog.duckdb").exists() else None
     t0 = time.perf_counter()
-    with Catalog(out) as cat:
+    with Catalog(out, create=True) as cat:
         done = cat.done_ids(__version__)
         todo = [t for t in unique.values() if t.run_id not in done]
         cached = len(unique) - len(todo)

@@ -222,6 +222,14 @@ pub trait Agent: Send {
     }
     /// Appends current values of [`Agent::probe_names`].
     fn probe(&self, _out: &mut Vec<f64>) {}
+    /// A finite transfer's receiver: whether it holds every byte of the transfer now (None,
+    /// the default: not such a receiver, or a kind that does not say). A flow whose sender
+    /// is done while a receiver does not hold everything (a multicast receiver the sender's
+    /// ACKs do not speak for, UDT's ns-2 module whose ACKs step over holes) did not
+    /// complete: its `completion_s` is NaN and its completion row says so.
+    fn holds_all(&self) -> Option<bool> {
+        None
+    }
     /// Agent-specific summary values for the flow table (e.g. `timeouts`).
     fn summary(&self) -> Vec<(&'static str, f64)> {
         Vec::new()

@@ -128,14 +128,18 @@ def per_seed(frame: pd.DataFrame, metric: str, **where) -> pd.Series:
     return rows.set_index("seed")[metric].astype(float).sort_index()
 
 
-def paired(a: pd.Series, b: pd.Series, how: Callable[[float, float], float] = lambda x, y: x - y) -> Estimate:
-    """The effect of `a` against `b` over the seeds both have: mean of `how(a_s, b_s)`."""
+def paired(a: pd.Series, b: pd.Series, how: Callable[[float, float], float] = lambda x, y: x - y,
+           within: tuple[float, float] | None = None) -> Estimate:
+    """The effect of `a` against `b` over the seeds both have: mean of `how(a_s, b_s)`
+    (`within`: the effect's range, as for `Estimate.of`)."""
     common = a.index.intersection(b.index)
-    return Estimate.of([how(a[s], b[s]) for s in common])
+    return Estimate.of([how(a[s], b[s]) for s in common], within=within)
 
 
-def ratio(a: pd.Series, b: pd.Series) -> Estimate:
-    return paired(a, b, lambda x, y: x / y if y else math.nan)
+def ratio(a: pd.Series, b: pd.Series, within: tuple[float, float] | None = None) -> Estimate:
+    """Mean over seeds of `a_s / b_s`; `within=RATE` for a ratio of quantities that cannot
+    be negative (its interval then stops at 0)."""
+    return paired(a, b, lambda x, y: x / y if y else math.nan, within)
 
 
 def log_ratio(a: pd.Series, b: pd.Series) -> Estimate:

@@ -17,7 +17,7 @@ from .. import plot
 from ..models import pftk
 from ..sweep import SweepSpec
 from . import Context, Figure, Parameter, Paper, ReportTable, Verdict
-from .verdict import FAILS, HOLDS, Estimate, all_of, any_of, above, below, effect_at_least, equivalent, near, paired, per_seed, ratio
+from .verdict import FAILS, HOLDS, RATE, Estimate, all_of, any_of, above, below, effect_at_least, equivalent, near, paired, per_seed, ratio
 
 BOTTLENECK = 5e6
 PS = [1e-4, 1e-3, 1e-2, 1e-1]
@@ -310,7 +310,8 @@ class WestwoodABE(Paper):
         mean = lambda p, e: x("abe.mean_bps", p, e)  # noqa: E731
         std = lambda p, e: x("abe.std_bps", p, e)  # noqa: E731
         err = lambda p, e: x("abe.rel_error", p, e)  # noqa: E731
-        est = lambda s: Estimate.of(s.tolist())  # noqa: E731
+        # Every quantity here (levels, spreads, errors, ratios of spreads) is at least 0.
+        est = lambda s: Estimate.of(s.tolist(), within=RATE)  # noqa: E731
         mb = lambda e, sign=False: e.fmt(1e6, "Mb/s", sign=sign)  # noqa: E731
         pc = lambda e, sign=False: e.fmt(0.01, "points" if sign else "%", 1, sign=sign)  # noqa: E731
         rt = lambda e: e.fmt(1, "", 2)  # noqa: E731
@@ -320,7 +321,7 @@ class WestwoodABE(Paper):
         e1 = est(mean(1e-4, "original"))
         v.append(Verdict("C1", "original ABE is about 5 Mb/s at p = 0.01 %", "≈ 5 Mb/s (Fig 2)", mb(e1),
                          near(e1, BOTTLENECK, 0.10), "the CI of the mean ABE inside 5 Mb/s ± 10 %"))
-        d_err, r_std = paired(err(1e-3, "original"), err(1e-4, "original")), ratio(std(1e-3, "original"), std(1e-4, "original"))
+        d_err, r_std = paired(err(1e-3, "original"), err(1e-4, "original")), ratio(std(1e-3, "original"), std(1e-4, "original"), RATE)
         v.append(Verdict("C2", "original ABE is less accurate at 0.1 % than at 0.01 %", "less accurate (Fig 2)",
                          f"error 0.1 % − 0.01 %: {pc(d_err, True)}; time-std ratio 0.1 % / 0.01 %: {rt(r_std)}",
                          all_of(effect_at_least(d_err, 0.05), effect_at_least(r_std, rougher - 1, null=1.0)),
@@ -349,7 +350,7 @@ class WestwoodABE(Paper):
         e6 = est(mean(1e-2, "alg1"))
         v.append(Verdict("C6", "algorithm 1 averages about 4.5 Mb/s at p = 1 %", "≈ 4.5 Mb/s (Fig 5)", mb(e6),
                          near(e6, 4.5e6, 0.10), "the CI inside 4.5 Mb/s ± 10 %"))
-        d7, r7 = paired(mean(1e-2, "alg1"), mean(1e-2, "original")), ratio(std(1e-2, "alg1"), std(1e-2, "original"))
+        d7, r7 = paired(mean(1e-2, "alg1"), mean(1e-2, "original")), ratio(std(1e-2, "alg1"), std(1e-2, "original"), RATE)
         c7 = all_of(effect_at_least(d7, level), effect_at_least(r7, steadier - 1, null=1.0))
         v.append(Verdict("C7", "central claim: at p = 1 %, algorithm 1's ABE is higher and steadier than the original's",
                          "higher and much steadier (Figs 2, 5)",
@@ -362,7 +363,7 @@ class WestwoodABE(Paper):
         v.append(Verdict("C8", "algorithm 2 behaves like algorithm 1 at p = 0.1 %", "like alg1 (Fig 6)",
                          f"alg2 − alg1: {mb(d8, True)}", equivalent(d8, level),
                          "the CI of the difference inside ± 0.25 Mb/s (5 % of the link), paired by seed"))
-        r9, d9 = ratio(std(1e-2, "alg2"), std(1e-2, "original")), paired(err(1e-2, "alg2"), err(1e-2, "alg1"))
+        r9, d9 = ratio(std(1e-2, "alg2"), std(1e-2, "original"), RATE), paired(err(1e-2, "alg2"), err(1e-2, "alg1"))
         c9 = all_of(effect_at_least(r9, steadier - 1, null=1.0), effect_at_least(d9, 0.05))
         v.append(Verdict("C9", "at p = 1 %, algorithm 2 is steadier than the original but clearly less accurate than algorithm 1",
                          "steadier than original, less accurate than alg1 (Fig 6)",
@@ -432,7 +433,8 @@ def _ci_table(df: pd.DataFrame, metrics: list[str], names: list[str]) -> pd.Data
         row = {"estimator": r["flows[0].cc_params.estimator"], "p": f"{r['links[1].loss.p'] * 100:g} %"}
         for m, name in zip(metrics, names):
             row[f"{name} (Mb/s)"] = round(r[f"{m}.mean"] / 1e6, 3)
-            row[f"{name} 95 % CI"] = f"{r[f'{m}.ci_low'] / 1e6:.3f} .. {r[f'{m}.ci_high'] / 1e6:.3f}"
+            # Rates and their spreads are at least 0: an interval reaching below is cut there.
+            row[f"{name} 95 % CI"] = f"{max(r[f'{m}.ci_low'], 0.0) / 1e6:.3f} .. {r[f'{m}.ci_high'] / 1e6:.3f}"
         row["seeds"] = int(r[f"{metrics[0]}.n"])
         rows.append(row)
     return pd.DataFrame(rows)

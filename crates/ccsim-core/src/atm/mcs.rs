@@ -21,7 +21,8 @@
 //!   (default) forwards an ACK when the smallest cumulative ACK over the group's receivers
 //!   advances (carrying that value), and forwards the duplicate ACKs of the receivers at
 //!   that minimum, so that the source's fast retransmit follows the slowest receiver;
-//!   every other ACK is absorbed. `all` forwards every receiver's ACK unchanged.
+//!   every other ACK is absorbed. A SYN-ACK (the `handshake`) goes on once every
+//!   receiver has answered the SYN. `all` forwards every receiver's ACK unchanged.
 //! - Other packets pass unchanged.
 
 use super::aal5::{segment, Pdu, Reassembler};
@@ -86,6 +87,9 @@ impl ElementConfig for McsConfig {
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)
+    }
+    fn combines_acks(&self) -> bool {
+        matches!(self.ack, AckPolicy::Min)
     }
     fn replicates(&self) -> bool {
         true
@@ -166,6 +170,9 @@ struct Source {
     bytes: u64,
     acks: HashMap<u32, u64>,
     forwarded: u64,
+    /// The receivers that answered a SYN (with `ack = "min"`, the SYN-ACK goes on once
+    /// every member has answered: the connection opens with the slowest receiver).
+    opened: Vec<u32>,
 }
 
 pub struct Mcs {
@@ -225,7 +232,7 @@ impl Mcs {
         let pk = *ctx.packet(&frame);
         if !self.sources.contains_key(&pk.flow) {
             self.order.push(pk.flow);
-            let s = Source { group: pk.dst, frames: VecDeque::new(), bytes: 0, acks: HashMap::new(), forwarded: 0 };
+            let s = Source { group: pk.dst, frames: VecDeque::new(), bytes: 0, acks: HashMap::new(), forwarded: 0, opened: Vec::new() };
             self.sources.insert(pk.flow, s);
         }
         let cap = self.cfg.common_buffer;
@@ -303,6 +310,15 @@ impl Mcs {
         let a = *ctx.packet(&ack);
         let forward = match (self.cfg.ack, self.sources.get_mut(&a.flow)) {
             (AckPolicy::All, _) | (_, None) => Some(a.ack),
+            (AckPolicy::Min, Some(s)) if a.flags & crate::packet::FLAG_SYN != 0 => {
+                // A SYN-ACK carries no cumulative ACK to take the minimum of: it goes on
+                // once every member has answered a SYN (again for a retransmitted SYN's
+                // answers, which the source ignores once open).
+                if !s.opened.contains(&a.src) {
+                    s.opened.push(a.src);
+                }
+                ctx.group_members(s.group).iter().all(|m| s.opened.contains(m)).then_some(a.ack)
+            }
             (AckPolicy::Min, Some(s)) => {
                 s.acks.insert(a.src, a.ack);
                 let members = ctx.group_members(s.group);

@@ -79,7 +79,16 @@ impl ElementConfig for MarkerConfig {
         "marker"
     }
     fn build(&self, rng: SimRng) -> Box<dyn Element> {
-        Box::new(Marker { cfg: self.clone(), keys: HashMap::new(), states: Vec::new(), rng, counts: [0; 3], held: 0, max_held: 0 })
+        Box::new(Marker {
+            cfg: self.clone(),
+            keys: HashMap::new(),
+            states: Vec::new(),
+            rng,
+            counts: [0; 3],
+            held: 0,
+            max_held: 0,
+            lost_before: 0.0,
+        })
     }
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)
@@ -209,9 +218,24 @@ pub struct Marker {
     counts: [u64; 3],
     held: usize,
     max_held: usize,
+    /// Token bytes lost before the end of warm-up (the trace counts from there).
+    lost_before: f64,
 }
 
 impl Marker {
+    /// The token buckets' bytes at `now`, and the token bytes they have lost (arriving at
+    /// a full bucket) since the start.
+    fn buckets(&self, now: Time) -> (f64, f64) {
+        let (mut tokens, mut lost) = (0.0, 0.0);
+        for s in &self.states {
+            if let Meter::TokenBucket(b, _) = &s.meter {
+                tokens += b.bytes_at(now);
+                lost += b.lost_bytes_at(now);
+            }
+        }
+        (tokens, lost)
+    }
+
     fn state(&mut self, key: u64) -> u32 {
         if let Some(&i) = self.keys.get(&key) {
             return i;
@@ -313,14 +337,15 @@ impl Element for Marker {
     }
 
     fn probe(&self, now: Time, out: &mut Vec<f64>) {
-        let (mut tokens, mut lost) = (0.0, 0.0);
-        for s in &self.states {
-            if let Meter::TokenBucket(b, _) = &s.meter {
-                tokens += b.bytes_at(now);
-                lost += b.lost_bytes_at(now);
-            }
-        }
-        out.extend([tokens, lost, self.held as f64, self.counts[0] as f64, self.counts[1] as f64, self.counts[2] as f64]);
+        let (tokens, lost) = self.buckets(now);
+        out.extend([
+            tokens,
+            lost - self.lost_before,
+            self.held as f64,
+            self.counts[0] as f64,
+            self.counts[1] as f64,
+            self.counts[2] as f64,
+        ]);
     }
 
     fn summary(&self) -> Vec<(&'static str, f64)> {
@@ -333,8 +358,9 @@ impl Element for Marker {
         ]
     }
 
-    fn restart_counters(&mut self, _now: Time) {
+    fn restart_counters(&mut self, now: Time) {
         self.counts = [0; 3];
         self.max_held = self.held;
+        self.lost_before = self.buckets(now).1;
     }
 }

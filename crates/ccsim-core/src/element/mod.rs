@@ -104,6 +104,11 @@ pub trait ElementConfig: Send + Sync + std::fmt::Debug {
     fn replicates(&self) -> bool {
         false
     }
+    /// Whether the element, where a group's tree branches, combines the receivers' ACKs
+    /// into one stream for the sender (the Multicast Server's `ack = "min"`).
+    fn combines_acks(&self) -> bool {
+        false
+    }
 }
 
 /// Parses an element kind's own fields.

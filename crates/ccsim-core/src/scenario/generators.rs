@@ -185,7 +185,7 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, errs: &mut Errors, refs: &mu
             continue;
         };
         if !transport.sized() {
-            errs.add(t_path, format!("a '{}' flow has no size: use a kind whose transfers end (tcp, cbr)", transport.kind()));
+            errs.add(t_path, format!("flows of kind '{}' have no size: use a kind whose transfers end (tcp, udt, cbr)", transport.kind()));
             continue;
         }
         if src.len() == 1 && dst == src {

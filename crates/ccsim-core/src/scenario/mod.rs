@@ -15,6 +15,7 @@ mod flows;
 mod generators;
 mod names;
 mod overload;
+mod paths;
 mod topology;
 mod traces;
 
@@ -376,6 +377,9 @@ impl Nodes {
     /// Declares a node and returns its index; a duplicate name is an error at `path` (and
     /// the index returned is the earlier node's).
     pub fn add(&mut self, name: &str, path: &str, errs: &mut Errors) -> u32 {
+        if name.contains("->") {
+            errs.add(path, format!("node name '{name}' contains '->', which names a link direction (x->y) in traces and filters"));
+        }
         let v = self.names.len() as u32;
         self.names.push(name.to_string());
         let names = &self.names;
@@ -391,65 +395,6 @@ impl Nodes {
 
     pub fn get(&self, name: &str) -> Option<u32> {
         self.index.get(name, |i| &self.names[i as usize])
-    }
-}
-
-/// Every flow with several receivers needs a replicating element (`replicate`, `mcs`) wherever its tree (the
-/// union of the routes from its sender to its receivers) branches, and its receivers must
-/// be the tree's leaves.
-fn check_multicast(topo: &topology::Topology, flows: &[FlowSpec], elements: &[ElementSpec], errs: &mut Errors) {
-    if flows.iter().all(|f| f.dsts.len() < 2) {
-        return;
-    }
-    let n = topo.nodes.names.len();
-    let dirs: Vec<(u32, u32)> = topo.links.iter().flat_map(|l| [(l.a, l.b), (l.b, l.a)]).collect();
-    let routes = crate::net::Routes::new(n, &dirs);
-    let names = &topo.nodes.names;
-    for (fi, f) in flows.iter().enumerate().filter(|(_, f)| f.dsts.len() > 1) {
-        let Some(tree) = crate::net::MulticastTree::new(&routes, &dirs, f.src, &f.dsts) else { continue };
-        for v in tree.branch_nodes() {
-            // The packet arrives on the tree's link into v (or is sent at v by the sender).
-            let from = if v == f.src {
-                crate::element::LOCAL
-            } else {
-                (0..dirs.len() as u32)
-                    .find(|&l| dirs[l as usize].1 == v && tree.children[dirs[l as usize].0 as usize].contains(&l))
-                    .unwrap_or(u32::MAX)
-            };
-            let admits = |e: &&ElementSpec| {
-                let has = |list: &Option<Vec<u32>>, x: u32| list.as_ref().is_none_or(|l| l.contains(&x));
-                has(&e.filter.from, from) && has(&e.filter.flows, fi as u32) && e.filter.to.is_none()
-            };
-            let here: Vec<&ElementSpec> = elements.iter().filter(|e| e.node == v && e.config.replicates()).collect();
-            if here.is_empty() {
-                errs.add(
-                    "flows",
-                    format!(
-                        "flow '{}' branches at node '{}': place an element of kind \"replicate\" (or \"mcs\") there",
-                        f.name, names[v as usize]
-                    ),
-                );
-            } else if !here.iter().any(admits) {
-                errs.add(
-                    "flows",
-                    format!(
-                        "flow '{}' branches at node '{}', where no replicate element's filters (from, flows; to cannot match a branching packet) admit its packets",
-                        f.name, names[v as usize]
-                    ),
-                );
-            }
-        }
-        for &r in &f.dsts {
-            if !tree.children[r as usize].is_empty() {
-                errs.add(
-                    "flows",
-                    format!(
-                        "receiver '{}' of flow '{}' is on the way to other receivers: receivers must be leaves of the tree",
-                        names[r as usize], f.name
-                    ),
-                );
-            }
-        }
     }
 }
 
@@ -471,7 +416,8 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     let mut refs = Errors::default();
     let flows = flows::parse(&mut top, &topo, errs, &mut refs);
     let elements = elements::parse(&mut top, &topo, &flows, errs, &mut refs);
-    check_multicast(&topo, &flows.flows, &elements.elements, &mut refs);
+    paths::check_multicast(&topo, &flows.flows, &elements.elements, &mut refs);
+    paths::check_cells(&topo, &flows.flows, &elements.elements, &mut refs);
     let generators = generators::parse(&mut top, &topo, errs, &mut refs);
     let tr = traces::parse(&mut top, &topo, &flows, &elements, sim.duration, errs, &mut refs);
     if topology_ok {
@@ -490,8 +436,19 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
         if late.len() > 3 {
             errs.warn("flows", format!("{} more flows start at or after the end of the run ({end} s): they send nothing", late.len() - 3));
         }
-        for g in generators.iter().filter(|g| g.start >= d) {
-            errs.warn("generators", format!("generator '{}' starts at or after the end of the run ({end} s): it opens no flow", g.name));
+        for g in generators.iter() {
+            let why = if g.start >= d {
+                format!("starts at or after the end of the run ({end} s)")
+            } else if g.stop.is_some_and(|s| s <= g.start) {
+                "stops at or before its start".to_string()
+            } else if matches!(&g.arrivals, Arrivals::Times(t) if t.is_empty()) {
+                "has no arrival times".to_string()
+            } else if matches!(&g.arrivals, Arrivals::Times(t) if !t.iter().any(|&x| x >= g.start && x < g.stop.unwrap_or(d).min(d))) {
+                "has no arrival time between its start and its stop or the end of the run".to_string()
+            } else {
+                continue;
+            };
+            errs.warn("generators", format!("generator '{}' {why}: it opens no flow", g.name));
         }
         overload::overload_warnings(&topo, &flows.flows, &generators, d, errs);
     }

@@ -159,6 +159,11 @@ pub(crate) fn parse(top: &mut Obj, errs: &mut Errors) -> Topology {
         if let Some(lname) = duplicate {
             errs.add(format!("{path}.name"), format!("duplicate link name '{lname}'"));
         }
+        let arrow_in_ends = [ai, bi].iter().flatten().any(|&v| t.nodes.names[v as usize].contains("->"));
+        if let Some(l) = t.links.last().filter(|l| l.name.contains("->") && ai.is_some() && bi.is_some() && !arrow_in_ends) {
+            // A link's name and a direction "x->y" are looked up alike (traces, filters).
+            errs.add(format!("{path}.name"), format!("link name '{}' contains '->', which names a link direction (x->y)", l.name));
+        }
     }
     t.component = components(t.nodes.names.len(), t.links.iter().map(|l| (l.a, l.b)));
     t

@@ -179,5 +179,28 @@ pub(crate) fn parse(
         }
         o.finish_if(kind.is_some(), errs);
     }
+    if !out.pcaps.is_empty() {
+        // An IPv4 packet holds at most 65 535 bytes: a larger segment's captured length is
+        // cut while its sequence numbers advance by the whole segment.
+        let big: Vec<&str> = flows
+            .flows
+            .iter()
+            .filter(|f| f.app.params().get("mss").and_then(Value::as_u64).is_some_and(|m| m > MAX_CAPTURED_MSS))
+            .map(|f| f.name.as_str())
+            .collect();
+        if let Some(first) = big.first() {
+            let more = if big.len() > 1 { format!(" (and {} more)", big.len() - 1) } else { String::new() };
+            errs.warn(
+                "traces",
+                format!(
+                    "flow '{first}'{more} has an mss above {MAX_CAPTURED_MSS} bytes, more than an IPv4 packet carries: \
+                     its segments are cut in pcap captures, which then show them as lost"
+                ),
+            );
+        }
+    }
     out
 }
+
+/// The largest TCP payload an IPv4 packet carries (65 535 − 40 bytes of headers).
+const MAX_CAPTURED_MSS: u64 = 65_495;

@@ -57,6 +57,7 @@ impl Simulation {
         t.push("lost_pkts", i64col(&|i| r.lost[i] as i64));
         t.push("retransmitted_pkts", f64col(&|i| r.retransmitted[i]));
         t.push("timeouts", f64col(&|i| r.timeouts[i]));
+        t.push("complete", i64col(&|i| r.complete[i] as i64));
         t
     }
 

@@ -70,6 +70,9 @@ pub(super) struct FctRows {
     pub lost: Vec<u64>,
     pub retransmitted: Vec<f64>,
     pub timeouts: Vec<f64>,
+    /// Whether the receiver held every byte at the flow's end (see `Agent::holds_all`; a
+    /// kind that does not say: whether no packet was lost).
+    pub complete: Vec<bool>,
 }
 
 impl FctRows {
@@ -88,6 +91,7 @@ impl FctRows {
             + c(self.lost.capacity(), 8)
             + c(self.retransmitted.capacity(), 8)
             + c(self.timeouts.capacity(), 8)
+            + self.complete.capacity()
     }
 }
 
@@ -376,6 +380,8 @@ impl Simulation {
         r.lost.push(q + l);
         r.retransmitted.push(get("retransmitted_pkts"));
         r.timeouts.push(get("timeouts"));
+        let holds = slot.receivers().map(|x| x.agent.holds_all()).try_fold(true, |all, h| h.map(|h| all && h));
+        r.complete.push(d.end.is_some() && holds.unwrap_or(q + l == 0));
     }
 
     /// Whether the run has nothing left to do: every generator exhausted and no flow alive

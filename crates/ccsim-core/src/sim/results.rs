@@ -158,6 +158,13 @@ impl Simulation {
                     }
                 }
             }
+            // A sender done while a receiver lacks data (see `Agent::holds_all`) did not
+            // complete the transfer.
+            if s.receivers().any(|r| r.agent.holds_all() == Some(false)) {
+                if let Some(e) = v.iter_mut().find(|(n, _)| *n == "completion_s") {
+                    e.1 = f64::NAN;
+                }
+            }
             v
         });
         push_summaries(&mut flows, summaries);

@@ -278,6 +278,10 @@ impl Agent for TcpReceiver {
         }
     }
 
+    fn holds_all(&self) -> Option<bool> {
+        self.total.map(|t| self.rcv_nxt >= t)
+    }
+
     fn summary(&self) -> Vec<(&'static str, f64)> {
         vec![("acks_sent", self.acks_sent as f64), ("duplicate_segments", self.dup_segments as f64)]
     }

@@ -288,6 +288,10 @@ impl Agent for UdtReceiver {
         }
     }
 
+    fn holds_all(&self) -> Option<bool> {
+        self.total.map(|t| self.lrsn + 1 >= t as i64 && self.missing.is_empty())
+    }
+
     fn summary(&self) -> Vec<(&'static str, f64)> {
         let s = &self.stats;
         vec![
