@@ -208,6 +208,17 @@ def test_the_handshake_opens_through_the_mcs_once_every_receiver_answered():
     assert (late.flows["goodput_bps"] > 0).all() and late.flows["goodput_bps"].max() < res.flows["goodput_bps"].min()
 
 
+def test_an_mcs_refused_for_its_fields_is_not_also_missing_where_the_tree_branches():
+    """SPD without its threshold: one error, not three more saying each flow branches
+    where no replicating element is (the refused server was the one)."""
+    d = mcs_scenario("tail")
+    next(e for e in d["elements"] if e["kind"] == "mcs")["spd"] = True
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.validate(d)
+    assert str(e.value).startswith("elements[6].spd_threshold: required with spd = true"), str(e.value)
+    assert "branches" not in str(e.value)
+
+
 def test_ack_all_forwards_every_receivers_ack():
     # ... and is warned of: nothing then combines the receivers' ACKs (`min` does).
     with pytest.warns(ccsim.ScenarioWarning, match="flow 'f0' \\(tcp\\) branches at node 'sw' with no element combining"):

@@ -526,3 +526,20 @@ def test_fifth_trials_silent_cases_warn_or_refuse(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ccsim.validate(d)
+
+
+@pytest.mark.parametrize("change, only", [
+    (lambda d: d["elements"][0].update(meter="tokenbucket"), "elements[0].meter: unknown value 'tokenbucket'"),
+    (lambda d: d["elements"][1].update(rtt="-1ms"), "elements[1].rtt: time must not be negative"),
+    (lambda d: d["elements"][1].update(buffer=-1), "elements[1].buffer: expected a whole number from 0 to 1000000"),
+    (lambda d: d["dumbbell"]["queue"].update(mode="rio_x"), "dumbbell.queue.mode: unknown value 'rio_x'"),
+])
+def test_one_slip_one_error(change, only):
+    """A refused value stands alone: a fifth trial saw an unknown meter also report its
+    table's fields as unknown, a negative rtt or buffer also as missing, and an unknown RIO
+    mode report its thresholds as unknown."""
+    d = ccsim.load(EXAMPLES / "assured_service.toml")
+    change(d)
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.validate(d)
+    assert str(e.value).startswith(only) and "\n" not in str(e.value), str(e.value)

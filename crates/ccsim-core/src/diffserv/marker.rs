@@ -119,10 +119,14 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
     let red = o.dscp("red", errs).unwrap_or(if three { 14 } else { 12 });
     let rate_bps = rate?;
     let mut ok = true;
+    // A field given but refused (its error already said why) is not also missing.
     let mut need = |cond: bool, field: &str, what: &str, errs: &mut Errors| {
         if !cond {
-            errs.add(o.at(field), format!("missing required field for meter = \"{meter}\" ({what})"));
             ok = false;
+            let given = o.has(field) || (field == "depth" && (o.has("burst") || o.has("rtt")));
+            if !given {
+                errs.add(o.at(field), format!("missing required field for meter = \"{meter}\" ({what})"));
+            }
         }
     };
     // Bucket depth: `depth` (or `burst`), else `rate × rtt`.

@@ -415,9 +415,14 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     // Reference errors are reported against a complete topology only.
     let mut refs = Errors::default();
     let flows = flows::parse(&mut top, &topo, errs, &mut refs);
+    let before_elements = errs.0.len();
     let elements = elements::parse(&mut top, &topo, &flows, errs, &mut refs);
-    paths::check_multicast(&topo, &flows.flows, &elements.elements, &mut refs);
-    paths::check_cells(&topo, &flows.flows, &elements.elements, &mut refs);
+    if errs.0.len() == before_elements {
+        // What paths need of elements, once every element is known (an element refused
+        // for its own fields would read as missing here).
+        paths::check_multicast(&topo, &flows.flows, &elements.elements, &mut refs);
+        paths::check_cells(&topo, &flows.flows, &elements.elements, &mut refs);
+    }
     let generators = generators::parse(&mut top, &topo, errs, &mut refs);
     let tr = traces::parse(&mut top, &topo, &flows, &elements, sim.duration, errs, &mut refs);
     if topology_ok {
