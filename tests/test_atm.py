@@ -104,26 +104,34 @@ def test_aal5_errors_name_the_field():
 
 def test_a_flow_whose_cells_no_aal5_makes_or_takes_is_refused_naming_the_node():
     """AAL5 at one end of a cell path only: the frames went nowhere (every flow sent one
-    packet, the run ended with zero goodput and no error). Now an error per node names it;
-    a router bridging IP onto ATM (AAL5 before the first cell link) is enough to segment."""
+    packet, the run ended with zero goodput and no error). Now an error per node names it
+    and why; a switch bridging IP onto ATM segments too, but the receiver's AAL5 sends its
+    ACKs as cells, which only the sender can take. Generators' host pairs are checked."""
     d = scenario({}, n=3)
     d["elements"] = [e for e in d["elements"] if e["node"] != "d"]
-    with pytest.raises(ccsim.ScenarioError, match=r"^elements: node 'd' needs an element of kind \"aal5\": flows 'f0', 'f1', 'f2' cross"):
+    with pytest.raises(ccsim.ScenarioError, match=r"^elements: node 'd' needs an element of kind \"aal5\" for flow 'f0', "
+                                                  r"flow 'f1', flow 'f2': cells addressed to it .* never become packets again"):
         ccsim.validate(d)
     d = scenario({}, n=3)
     d["elements"] = [e for e in d["elements"] if e["node"] != "s1"]
-    with pytest.raises(ccsim.ScenarioError, match=r"node 's1' needs .*: flow 'f1' crosses"):
+    with pytest.raises(ccsim.ScenarioError, match=r"^elements: node 's1' needs .* for flow 'f1': what it sends reaches the "
+                                                  r"cell link sw->d not yet cells"):
         ccsim.validate(d)
-    # The switch bridging s1's packets onto the cell link is not enough: d's AAL5 sends its
-    # ACKs to s1 as cells, which only s1 could take.
     d["elements"].append({"kind": "aal5", "node": "sw"})
-    with pytest.raises(ccsim.ScenarioError, match=r"^elements: node 's1' needs"):
+    with pytest.raises(ccsim.ScenarioError, match=r"^elements: node 's1' needs .* for flow 'f1': cells addressed to it"):
         ccsim.validate(d)
     d = scenario({}, n=2)
     d["links"][-1]["reverse_queue"] = {"kind": "droptail", "limit": 1000}
     d["links"][-1]["queue"] = {"kind": "droptail", "limit": 1000}
     d["elements"] = []
-    assert ccsim.validate(d)["flows"] == 2  # no cell link: no AAL5 needed
+    assert ccsim.validate(d)["flows"] == 2  # no cell link and no AAL5: nothing needed
+    d = scenario({}, n=2)
+    d["elements"] = [e for e in d["elements"] if e["node"] != "d"]
+    d["generators"] = [{"name": "g", "src": "s{0..1}", "dst": "d", "arrivals": {"kind": "times", "times": [0.0]},
+                        "size": {"kind": "fixed", "value": "10KB"}, "transport": {"kind": "tcp"}}]
+    d["flows"] = []
+    with pytest.raises(ccsim.ScenarioError, match=r"node 'd' needs .* for generator 'g'"):
+        ccsim.validate(d)
 
 
 def test_multicast_tcp_without_ack_combining_warns_and_an_incomplete_receiver_has_no_completion():
@@ -136,7 +144,8 @@ def test_multicast_tcp_without_ack_combining_warns_and_an_incomplete_receiver_ha
          "links": [link("s", "rt"), link("rt", "a"), link("rt", "b", loss={"kind": "drop_list", "packets": [3]})],
          "elements": [{"kind": "replicate", "node": "rt"}],
          "flows": [{"name": "t", "kind": "tcp", "src": "s", "dst": ["a", "b"], "bytes": "200KB"}]}
-    with pytest.warns(ccsim.ScenarioWarning, match="flow 't' \\(tcp\\) branches at node 'rt' with no element combining"):
+    with pytest.warns(ccsim.ScenarioWarning, match="flow 't' \\(tcp\\) has several receivers and no element combining "
+                                                    "their ACKs: .* no element combines ACKs on IP links"):
         res = ccsim.run(d)
     rx = res.tables["receivers"].to_pandas().set_index("receiver")
     assert rx.loc["a", "goodput_bytes"] == 200_000 and rx.loc["b", "goodput_bytes"] < 200_000
@@ -219,9 +228,34 @@ def test_an_mcs_refused_for_its_fields_is_not_also_missing_where_the_tree_branch
     assert "branches" not in str(e.value)
 
 
+def test_a_min_server_that_not_every_receivers_acks_pass_is_warned_of():
+    """An mcs with ack = "min" below the tree's first branch waits for ACKs that never pass
+    it: the flow stalled with zero goodput and no word. A server at the first branch
+    combining for all, with a replicate below, is fine and silent."""
+    import warnings
+
+    oc3 = lambda a, b: {"a": a, "b": b, "rate": OC3C, "delay": "5us", "queue": {"kind": "cell", "limit": 100000},
+                        "reverse_queue": {"kind": "droptail", "limit": 100000}}
+    d = {"name": "m", "nodes": ["s", "sw1", "sw2", "r0", "r1", "r2"], "simulation": {"duration": "0.1s", "seed": 1},
+         "links": [{**oc3("s", "sw1"), "queue": {"kind": "droptail", "limit": 100000}, "reverse_queue": {"kind": "cell", "limit": 100000}},
+                   oc3("sw1", "r0"), oc3("sw1", "sw2"), oc3("sw2", "r1"), oc3("sw2", "r2")],
+         "flows": [{"name": "f", "kind": "tcp", "src": "s", "dst": ["r0", "r1", "r2"], "mss": 512, "window": 16, "bytes": "100KB"}],
+         "elements": [{"kind": "aal5", "node": x} for x in ["s", "r0", "r1", "r2"]]
+         + [{"kind": "mcs", "node": "sw1"}, {"kind": "replicate", "node": "sw2"}]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert (ccsim.run(d).tables["receivers"].to_pandas()["goodput_bytes"] == 100_000).all()
+    d["elements"][-1]["kind"] = "mcs"
+    with pytest.warns(ccsim.ScenarioWarning, match="flow 'f' meets an mcs with ack = \"min\" at 'sw2', which not every "
+                                                    "receiver's ACKs pass \\(the tree first branches at 'sw1'\\)"):
+        ccsim.validate(d)
+
+
 def test_ack_all_forwards_every_receivers_ack():
     # ... and is warned of: nothing then combines the receivers' ACKs (`min` does).
-    with pytest.warns(ccsim.ScenarioWarning, match="flow 'f0' \\(tcp\\) branches at node 'sw' with no element combining"):
+    with pytest.warns(ccsim.ScenarioWarning, match="flow 'f0' \\(tcp\\) has several receivers and no element combining "
+                                                    "their ACKs \\(2 more flows likewise\\): .* an mcs element with ack = "
+                                                    "\"min\" at 'sw', where its tree first branches"):
         m = mcs_row(ccsim.run(mcs_scenario("tail", buf=100000, ack="all")))
     assert m["acks_absorbed"] == 0 and m["acks_forwarded"] > 2.5 * m["frames_received"]
 

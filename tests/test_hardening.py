@@ -520,7 +520,10 @@ def test_fifth_trials_silent_cases_warn_or_refuse(tmp_path):
     d = ccsim.loads(TWO_NODE)
     d["flows"] = [{"name": "t", "kind": "tcp", "src": "a", "dst": "b", "mss": 70000}]
     d["traces"] = [{"kind": "pcap", "link": "a->b"}]
-    with pytest.warns(ccsim.ScenarioWarning, match="flow 't' has an mss above 65495 bytes"):
+    with pytest.warns(ccsim.ScenarioWarning, match="flow 't' sends TCP segments larger than an IPv4 packet carries"):
+        ccsim.validate(d)
+    d["flows"][0].update(mss=65490, profile="linux")  # with its 12 bytes of timestamps
+    with pytest.warns(ccsim.ScenarioWarning, match="flow 't' sends TCP segments larger"):
         ccsim.validate(d)
     d["flows"][0]["mss"] = 9000
     with warnings.catch_warnings():

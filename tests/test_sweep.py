@@ -151,16 +151,26 @@ def test_metric_names_no_run_can_record_are_refused_before_any_run(tmp_path):
         ccsim.sweep(base, name="t", out=tmp_path / "a", metrics=["queues.r0->r1.drops"])
     with pytest.raises(ccsim.ScenarioError, match=r"unknown metric 'flows.cbr0'"):
         ccsim.sweep(base, name="t", out=tmp_path / "a", metrics=["flows.cbr0"])
+    with pytest.raises(ccsim.ScenarioError, match=r"^metrics: expected a list of metric names, e.g. \['total.goodput_bps'\]"):
+        ccsim.sweep(base, name="t", out=tmp_path / "a", metrics="total.goodput_bps")
     assert not (tmp_path / "a").exists()
     f = tmp_path / "s.toml"
     f.write_text('name = "t"\nbase = "%s"\nmetrics = ["jain"]\n' % (EXAMPLES / "dumbbell_cbr.toml"))
     with pytest.raises(ccsim.ScenarioError, match=r"metrics: unknown metric 'jain'.*did you mean 'jain.goodput'"):
         load_sweep(f)
     base["simulation"]["duration"] = "2s"
-    with pytest.warns(UserWarning, match="metric 'n_queud' is not among the 1.. the first finished run recorded"):
+    with pytest.warns(UserWarning, match="metric 'n_queud' is not among the 1.. the first finished run recorded") as w:
         r = ccsim.sweep(base, name="t", out=tmp_path / "b", workers=1, extract=n_queued,
-                        metrics=["n_queued", "n_queud", "queues.r0->r1.utilization"])
+                        metrics=["n_queued", "n_queud", "queues.r0->r1.utilization", "queues.r1->r0.drops_loss"])
     assert r.ran == 1
+    # A direction that carried nothing in that run (r1->r0: CBR sends no ACKs) is not named:
+    # another point may record it.
+    assert all("queues." not in str(x.message) for x in w)
+    with Catalog(tmp_path / "b") as c:
+        rid = c.runs("t")["run_id"][0]
+        with pytest.raises(ccsim.ScenarioError, match=r"^series_name: run .* has no series 'queue:r9->r1'; its series files "
+                                                      r"are: .*\(a name's ':' stored as '_'"):
+            c.series(rid, "queue:r9->r1")
 
 
 def test_the_local_pool_from_piped_code_and_unguarded_scripts(tmp_path):

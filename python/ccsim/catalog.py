@@ -419,6 +419,16 @@ class Catalog:
         return pq.read_table(path).to_pandas()
 
     def series(self, run_id: str, series_name: str) -> pd.DataFrame:
+        """A stored time series of one run, by its name (`queue:r0->r1`, `flow:f0`, ...)."""
         from .results import series_filename
+        from .scenario import ScenarioError
 
-        return self.table(run_id, f"series/{series_filename(series_name)}")
+        path = f"series/{series_filename(series_name)}"
+        folder = self.root / "runs" / str(run_id)
+        if folder.is_dir() and not (folder / f"{path}.parquet").is_file():
+            # Files hold names made safe for a file system: shown as such, with the rule.
+            files = sorted(p.stem for p in (folder / "series").glob("*.parquet"))
+            raise ScenarioError([("series_name", f"run {run_id} has no series {series_name!r}; its series files are: "
+                                                 f"{', '.join(files) or 'none'} (a name's ':' stored as '_' and '->' as '-', "
+                                                 "e.g. queue:r0->r1 in queue_r0-r1)")])
+        return self.table(run_id, path)

@@ -181,7 +181,9 @@ def print_summary(res) -> None:
         for g, d in df.groupby("generator", sort=False):
             done = d[d["end_s"].notna()]
             q = lambda col, p: "-" if done[col].notna().sum() == 0 else f"{done[col].quantile(p):.3g}"  # noqa: E731
-            t.add_row(escape(str(g)), f"{len(d):,}", f"{len(done):,}",
+            # Ended without every byte at the receiver (UDT's ns2 profile, a lossy UDP burst).
+            short = int((done["complete"] == 0).sum()) if "complete" in done else 0
+            t.add_row(escape(str(g)), f"{len(d):,}", f"{len(done):,}" + (f" ({short:,} short)" if short else ""),
                       "-" if done.empty else f"{done['fct_s'].median() * 1e3:.3g}",
                       "-" if done.empty else f"{done['fct_s'].quantile(0.99) * 1e3:.3g}", q("slowdown", 0.5), q("slowdown", 0.99))
         out.print(t)

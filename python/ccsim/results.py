@@ -185,7 +185,9 @@ class Results:
     def fct(self):
         """One row per flow opened by a traffic generator: size, start and end, flow completion
         time (``fct_s``), the time the same transfer takes alone on its idle path
-        (``ideal_s``) and the slowdown (their ratio). Flows still open at the end have NaN ends."""
+        (``ideal_s``) and the slowdown (their ratio), and ``complete`` (1 if the receiver held
+        every byte when the flow ended: 0 for a UDP burst that lost a packet, or a UDT ``ns2``
+        transfer whose ACKs stepped over holes). Flows still open at the end have NaN ends."""
         return self.tables["fct"].to_pandas()
 
     @property

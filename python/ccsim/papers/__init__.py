@@ -118,7 +118,13 @@ class Context:
     def first_run(self, sweep: str) -> str | None:
         """The id of the first successful run of this reproduction's `sweep` (a trace run)."""
         ids = self._ids(sweep)
-        for _, r in self.catalog.runs(sweep).iterrows():
+        from ..scenario import ScenarioError
+
+        try:
+            runs = self.catalog.runs(sweep)
+        except ScenarioError:  # a sweep this catalog does not hold: no run
+            return None
+        for _, r in runs.iterrows():
             if r["status"] == "ok" and (ids is None or r["run_id"] in ids):
                 return r["run_id"]
         return None

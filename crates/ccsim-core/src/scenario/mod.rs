@@ -417,14 +417,18 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     let flows = flows::parse(&mut top, &topo, errs, &mut refs);
     let before_elements = errs.0.len();
     let elements = elements::parse(&mut top, &topo, &flows, errs, &mut refs);
-    if errs.0.len() == before_elements {
-        // What paths need of elements, once every element is known (an element refused
-        // for its own fields would read as missing here).
+    // What paths need of elements, once every element is known (an element refused for its
+    // own fields would read as missing here).
+    let elements_ok = errs.0.len() == before_elements;
+    if elements_ok {
         paths::check_multicast(&topo, &flows.flows, &elements.elements, &mut refs);
-        paths::check_cells(&topo, &flows.flows, &elements.elements, &mut refs);
     }
     let generators = generators::parse(&mut top, &topo, errs, &mut refs);
+    if elements_ok {
+        paths::check_cells(&topo, &flows.flows, &generators, &elements.elements, &mut refs);
+    }
     let tr = traces::parse(&mut top, &topo, &flows, &elements, sim.duration, errs, &mut refs);
+    traces::check_capture_mss(&tr, &flows, &generators, errs);
     if topology_ok {
         errs.0.extend(refs.0);
     }

@@ -2,7 +2,7 @@
 //! multicast tree branches, and AAL5 where its packets become cells and where cells
 //! become packets again.
 
-use super::{topology, ElementSpec, FlowSpec};
+use super::{topology, ElementSpec, FlowSpec, GeneratorSpec};
 use crate::config::Errors;
 
 /// Every flow with several receivers needs a replicating element (`replicate`, `mcs`) wherever its tree (the
@@ -16,11 +16,43 @@ pub(super) fn check_multicast(topo: &topology::Topology, flows: &[FlowSpec], ele
     let dirs: Vec<(u32, u32)> = topo.links.iter().flat_map(|l| [(l.a, l.b), (l.b, l.a)]).collect();
     let routes = crate::net::Routes::new(n, &dirs);
     let names = &topo.nodes.names;
-    // Reliable flows branching where nothing combines their receivers' ACKs.
-    let mut uncombined: Vec<(&str, &str, u32)> = Vec::new();
+    // Reliable flows whose tree has no element combining their receivers' ACKs: (flow,
+    // its kind, the first branch node, whether the tree carries cells).
+    let mut uncombined: Vec<(&str, &str, u32, bool)> = Vec::new();
+    let cell = |d: usize| topo.links[d / 2].queue[d % 2].kind() == "cell";
     for (fi, f) in flows.iter().enumerate().filter(|(_, f)| f.dsts.len() > 1) {
         let Some(tree) = crate::net::MulticastTree::new(&routes, &dirs, f.src, &f.dsts) else { continue };
-        for v in tree.branch_nodes() {
+        let branches = tree.branch_nodes();
+        // The branch nearest the sender, on the way to any receiver: the one node every
+        // receiver's ACKs pass.
+        let (mut first, mut hops) = (f.src, 0);
+        while !branches.contains(&first) && first != f.dsts[0] && hops <= n {
+            let d = routes.next(first, f.dsts[0]);
+            if d == crate::net::NO_ROUTE {
+                break;
+            }
+            first = dirs[d as usize].1;
+            hops += 1;
+        }
+        let combiners: Vec<u32> =
+            elements.iter().filter(|e| e.config.combines_acks() && branches.contains(&e.node)).map(|e| e.node).collect();
+        if f.app.receiver_completes() && combiners.is_empty() {
+            let cells = tree.children.iter().flatten().any(|&d| cell(d as usize));
+            uncombined.push((&f.name, f.app.kind(), first, cells));
+        }
+        if let Some(&v) = combiners.iter().find(|&&v| v != first) {
+            // It waits for every receiver's ACK, and those of the receivers off its subtree
+            // never pass it: the flow stalls.
+            errs.warn(
+                "elements",
+                format!(
+                    "flow '{}' meets an mcs with ack = \"min\" at '{}', which not every receiver's ACKs pass (the tree \
+                     first branches at '{}'): it waits for them and the flow stalls; combine ACKs at '{}' only",
+                    f.name, names[v as usize], names[first as usize], names[first as usize]
+                ),
+            );
+        }
+        for v in branches {
             // The packet arrives on the tree's link into v (or is sent at v by the sender).
             let from = if v == f.src {
                 crate::element::LOCAL
@@ -34,9 +66,6 @@ pub(super) fn check_multicast(topo: &topology::Topology, flows: &[FlowSpec], ele
                 has(&e.filter.from, from) && has(&e.filter.flows, fi as u32) && e.filter.to.is_none()
             };
             let here: Vec<&ElementSpec> = elements.iter().filter(|e| e.node == v && e.config.replicates()).collect();
-            if f.app.receiver_completes() && !here.is_empty() && !here.iter().any(|e| e.config.combines_acks()) {
-                uncombined.push((&f.name, f.app.kind(), v));
-            }
             if here.is_empty() {
                 errs.add(
                     "flows",
@@ -67,7 +96,7 @@ pub(super) fn check_multicast(topo: &topology::Topology, flows: &[FlowSpec], ele
             }
         }
     }
-    if let Some(&(name, kind, v)) = uncombined.first() {
+    if let Some(&(name, kind, v, cells)) = uncombined.first() {
         // A reliable transport's sender hears every receiver's ACKs as one stream: the
         // fastest one's cumulative ACKs cover what a slower one lost.
         let more = match uncombined.len() {
@@ -75,79 +104,118 @@ pub(super) fn check_multicast(topo: &topology::Topology, flows: &[FlowSpec], ele
             2 => " (one more flow likewise)".to_string(),
             k => format!(" ({} more flows likewise)", k - 1),
         };
+        let advice = if cells {
+            format!(
+                "an mcs element with ack = \"min\" at '{}', where its tree first branches, makes it follow the slowest receiver",
+                names[v as usize]
+            )
+        } else {
+            "no element combines ACKs on IP links (the mcs works on cells): for reliable multicast carry it over cells \
+             through an mcs, or send datagrams"
+                .to_string()
+        };
         errs.warn(
             "flows",
             format!(
-                "flow '{name}' ({kind}) branches at node '{}' with no element combining its receivers' ACKs{more}: its \
-                 sender follows them interleaved, so a loss at one receiver may never be repaired (the flow then has no \
-                 completion_s); an mcs element with ack = \"min\" there makes it follow the slowest receiver",
-                names[v as usize]
+                "flow '{name}' ({kind}) has several receivers and no element combining their ACKs{more}: its sender \
+                 follows them interleaved, so a loss at one receiver may never be repaired (the flow then has no \
+                 completion_s); {advice}"
             ),
         );
     }
 }
 
 /// AAL5 where a flow's packets meet cells, both ways (data to each receiver, replies
-/// back): a packet becomes cells at the first node with an `aal5` element it passes (its
-/// sender's, or one bridging IP onto ATM), which must come before any cell link (`queue =
-/// { kind = "cell" }`), and cells become packets again only at their destination's `aal5`.
-/// Without them the flow's packets go nowhere and the run ends with no goodput and no
-/// error. Only scenarios with a cell link are checked.
-pub(super) fn check_cells<'a>(topo: &topology::Topology, flows: &'a [FlowSpec], elements: &[ElementSpec], errs: &mut Errors) {
+/// back): a packet becomes cells at the first node with an `aal5` element for it that it
+/// passes (its sender's, or one bridging IP onto ATM), which must come before any cell link
+/// (`queue = { kind = "cell" }`), and cells become packets again only at their
+/// destination's `aal5`. Without them the flow's packets go nowhere and the run ends with
+/// no goodput and no error. Static flows and generators' host pairs (at most
+/// `MAX_PAIRS` per generator) are checked, in scenarios with a cell link or an `aal5`.
+pub(super) fn check_cells(
+    topo: &topology::Topology,
+    flows: &[FlowSpec],
+    generators: &[GeneratorSpec],
+    elements: &[ElementSpec],
+    errs: &mut Errors,
+) {
+    const MAX_PAIRS: usize = 4096;
     let cell = |d: usize| topo.links[d / 2].queue[d % 2].kind() == "cell";
-    if !(0..2 * topo.links.len()).any(cell) {
+    let has_aal5 = elements.iter().any(|e| e.config.kind() == "aal5");
+    if !has_aal5 && !(0..2 * topo.links.len()).any(cell) {
         return;
     }
     let n = topo.nodes.names.len();
     let dirs: Vec<(u32, u32)> = topo.links.iter().flat_map(|l| [(l.a, l.b), (l.b, l.a)]).collect();
     let routes = crate::net::Routes::new(n, &dirs);
     let names = &topo.nodes.names;
-    let aal5 = |v: u32| elements.iter().any(|e| e.node == v && e.config.kind() == "aal5");
-    // Per node lacking AAL5: the flows that need it there.
-    let mut missing: Vec<(u32, Vec<&str>)> = Vec::new();
-    let mut need = |v: u32, flow: &'a str| match missing.iter_mut().find(|(x, _)| *x == v) {
-        Some((_, fl)) if fl.contains(&flow) => {}
-        Some((_, fl)) => fl.push(flow),
-        None => missing.push((v, vec![flow])),
+    // An aal5 element at `v` that takes flow `fi`'s packets (a generator's flows: only an
+    // element without a `flows` list).
+    let aal5 = |v: u32, fi: Option<u32>| {
+        elements
+            .iter()
+            .any(|e| e.node == v && e.config.kind() == "aal5" && e.filter.flows.as_ref().is_none_or(|l| fi.is_some_and(|f| l.contains(&f))))
     };
-    for f in flows {
-        for &dst in &f.dsts {
-            for (from, to) in [(f.src, dst), (dst, f.src)] {
-                // Packets become cells at the first node with AAL5 they pass (the sender's
-                // own, or one bridging IP onto ATM); a cell link before it, or cells with
-                // no AAL5 at their destination, leave the flow's packets nowhere.
-                let (mut at, mut cells, mut hops) = (from, false, 0);
-                while at != to && hops <= n {
-                    cells |= aal5(at);
-                    let d = routes.next(at, to);
-                    if d == crate::net::NO_ROUTE {
-                        break;
-                    }
-                    if cell(d as usize) && !cells {
-                        need(from, &f.name);
-                        cells = true;
-                    }
-                    at = dirs[d as usize].1;
-                    hops += 1;
+    // What is missing: per node, why (each reason once) and for which flows and generators.
+    let mut missing: Vec<(u32, Vec<String>, Vec<String>)> = Vec::new();
+    let mut need = |v: u32, why: String, who: &str| {
+        let i = missing.iter().position(|(x, _, _)| *x == v).unwrap_or_else(|| {
+            missing.push((v, Vec::new(), Vec::new()));
+            missing.len() - 1
+        });
+        let (_, whys, whos) = &mut missing[i];
+        if !whys.contains(&why) {
+            whys.push(why);
+        }
+        if !whos.iter().any(|w| w == who) {
+            whos.push(who.to_string());
+        }
+    };
+    let statics =
+        flows.iter().enumerate().flat_map(|(fi, f)| f.dsts.iter().map(move |&d| (format!("flow '{}'", f.name), Some(fi as u32), f.src, d)));
+    let generated = generators.iter().flat_map(|g| {
+        let pairs = g.src.iter().flat_map(move |&s| g.dst.iter().map(move |&d| (s, d))).filter(|(s, d)| s != d);
+        pairs.take(MAX_PAIRS).map(move |(s, d)| (format!("generator '{}'", g.name), None, s, d))
+    });
+    for (who, fi, src, dst) in statics.chain(generated) {
+        for (from, to) in [(src, dst), (dst, src)] {
+            // Where the packets became cells, if they did.
+            let (mut at, mut made, mut hops) = (from, None, 0);
+            while at != to && hops <= n {
+                if made.is_none() && aal5(at, fi) {
+                    made = Some(at);
                 }
-                if cells && at == to && !aal5(to) {
-                    need(to, &f.name);
+                let d = routes.next(at, to);
+                if d == crate::net::NO_ROUTE {
+                    break;
                 }
+                if cell(d as usize) && made.is_none() {
+                    let (x, y) = dirs[d as usize];
+                    let why = format!(
+                        "what it sends reaches the cell link {}->{} not yet cells (an aal5 at a node after it, before that \
+                         link, would do too)",
+                        names[x as usize], names[y as usize]
+                    );
+                    need(from, why, &who);
+                    made = Some(from);
+                }
+                at = dirs[d as usize].1;
+                hops += 1;
+            }
+            if made.is_some() && at == to && !aal5(to, fi) {
+                need(to, "cells addressed to it (made by an aal5 on the way) never become packets again".to_string(), &who);
             }
         }
     }
-    for (v, fl) in missing {
-        let shown: Vec<String> = fl.iter().take(3).map(|f| format!("'{f}'")).collect();
-        let more = if fl.len() > 3 { format!(" and {} more", fl.len() - 3) } else { String::new() };
+    for (v, whys, who) in missing {
+        let shown = who.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+        let more = if who.len() > 3 { format!(" and {} more", who.len() - 3) } else { String::new() };
         errs.add(
             "elements",
             format!(
-                "node '{}' needs an element of kind \"aal5\": {} {}{more} {} a cell link to or from it, and without \
-                 AAL5 packets do not become cells there (nor cells addressed to it packets again), so they go nowhere",
+                "node '{}' needs an element of kind \"aal5\" for {shown}{more}: {}; without it their packets go nowhere",
                 names[v as usize],
-                if fl.len() == 1 { "flow" } else { "flows" },
-                shown.join(", "),
-                if fl.len() == 1 { "crosses" } else { "cross" }
+                whys.join("; ")
             ),
         );
     }

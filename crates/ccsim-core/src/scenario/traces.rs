@@ -179,28 +179,36 @@ pub(crate) fn parse(
         }
         o.finish_if(kind.is_some(), errs);
     }
-    if !out.pcaps.is_empty() {
-        // An IPv4 packet holds at most 65 535 bytes: a larger segment's captured length is
-        // cut while its sequence numbers advance by the whole segment.
-        let big: Vec<&str> = flows
-            .flows
-            .iter()
-            .filter(|f| f.app.params().get("mss").and_then(Value::as_u64).is_some_and(|m| m > MAX_CAPTURED_MSS))
-            .map(|f| f.name.as_str())
-            .collect();
-        if let Some(first) = big.first() {
-            let more = if big.len() > 1 { format!(" (and {} more)", big.len() - 1) } else { String::new() };
-            errs.warn(
-                "traces",
-                format!(
-                    "flow '{first}'{more} has an mss above {MAX_CAPTURED_MSS} bytes, more than an IPv4 packet carries: \
-                     its segments are cut in pcap captures, which then show them as lost"
-                ),
-            );
-        }
-    }
     out
 }
 
-/// The largest TCP payload an IPv4 packet carries (65 535 − 40 bytes of headers).
-const MAX_CAPTURED_MSS: u64 = 65_495;
+/// With a pcap trace, a warning for flows (and generators' transports) whose segments an
+/// IPv4 packet cannot carry (65 535 bytes: 40 of headers, 12 more with timestamps): their
+/// captured length is cut while sequence numbers advance by the whole segment.
+pub(crate) fn check_capture_mss(traces: &Traces, flows: &Flows, generators: &[super::GeneratorSpec], errs: &mut Errors) {
+    if traces.pcaps.is_empty() {
+        return;
+    }
+    let too_big = |app: &dyn crate::agent::FlowConfig| {
+        let p = app.params();
+        let ts = if p.get("timestamps").and_then(Value::as_bool) == Some(true) { 12 } else { 0 };
+        p.get("mss").and_then(Value::as_u64).is_some_and(|m| m + ts > 65_495)
+    };
+    let big: Vec<String> = flows
+        .flows
+        .iter()
+        .filter(|f| too_big(f.app.as_ref()))
+        .map(|f| format!("flow '{}'", f.name))
+        .chain(generators.iter().filter(|g| too_big(g.transport.as_ref())).map(|g| format!("generator '{}'", g.name)))
+        .collect();
+    if let Some(first) = big.first() {
+        let more = if big.len() > 1 { format!(" (and {} more)", big.len() - 1) } else { String::new() };
+        errs.warn(
+            "traces",
+            format!(
+                "{first}{more} sends TCP segments larger than an IPv4 packet carries (65 535 bytes with the headers and \
+                 options): they are cut in pcap captures, which then show them as lost"
+            ),
+        );
+    }
+}
