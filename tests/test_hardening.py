@@ -517,6 +517,11 @@ def test_fifth_trials_silent_cases_warn_or_refuse(tmp_path):
         g = {**copy.deepcopy(gen), "arrivals": arrivals, **extra}
         with pytest.warns(ccsim.ScenarioWarning, match=f"generator 'g' {why}"):
             ccsim.validate({**ccsim.loads(TWO_NODE), "generators": [g]})
+    # A host range past the hosts: one error for the list, not one per name.
+    g = {**copy.deepcopy(gen), "arrivals": {"kind": "poisson", "rate": 10}, "src": "a{0..99}"}
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.validate({**ccsim.loads(TWO_NODE), "generators": [g]})
+    assert str(e.value) == "generators[0].src: no nodes named 'a0' … 'a99' (100 names of this list name no node)", str(e.value)
     d = ccsim.loads(TWO_NODE)
     d["flows"] = [{"name": "t", "kind": "tcp", "src": "a", "dst": "b", "mss": 70000}]
     d["traces"] = [{"kind": "pcap", "link": "a->b"}]
@@ -532,6 +537,8 @@ def test_fifth_trials_silent_cases_warn_or_refuse(tmp_path):
 
 
 @pytest.mark.parametrize("change, only", [
+    # `nodes` misplaced under [simulation]: one error for the undeclared nodes, not one per link end.
+    (lambda d: d["simulation"].update(nodes=d.pop("nodes")), "simulation.nodes: unknown field"),
     (lambda d: d["elements"][0].update(meter="tokenbucket"), "elements[0].meter: unknown value 'tokenbucket'"),
     (lambda d: d["elements"][1].update(rtt="-1ms"), "elements[1].rtt: time must not be negative"),
     (lambda d: d["elements"][1].update(buffer=-1), "elements[1].buffer: expected a whole number from 0 to 1000000"),
@@ -541,8 +548,12 @@ def test_one_slip_one_error(change, only):
     """A refused value stands alone: a fifth trial saw an unknown meter also report its
     table's fields as unknown, a negative rtt or buffer also as missing, and an unknown RIO
     mode report its thresholds as unknown."""
-    d = ccsim.load(EXAMPLES / "assured_service.toml")
+    d = ccsim.load(EXAMPLES / ("udt_rttpred.toml" if "nodes" in only else "assured_service.toml"))
     change(d)
     with pytest.raises(ccsim.ScenarioError) as e:
         ccsim.validate(d)
-    assert str(e.value).startswith(only) and "\n" not in str(e.value), str(e.value)
+    if "nodes" in only:
+        assert str(e.value).startswith("2 problems:") and "no node is declared, but links name nodes" in str(e.value)
+        assert "no node named" not in str(e.value), str(e.value)
+    else:
+        assert str(e.value).startswith(only) and "\n" not in str(e.value), str(e.value)

@@ -40,6 +40,8 @@ fn pool(o: &mut Obj, key: &'static str, topo: &Topology, errs: &mut Errors, refs
         return None;
     };
     let mut out = Vec::new();
+    // Unknown names, said once for the list (a range past the hosts named each one).
+    let mut unknown: Vec<String> = Vec::new();
     for n in names {
         let Some(list) = expand_range(n) else {
             errs.add(o.at(key), format!("invalid range in '{n}': write 'name{{first..last}}', e.g. 's{{0..9}}'"));
@@ -49,8 +51,15 @@ fn pool(o: &mut Obj, key: &'static str, topo: &Topology, errs: &mut Errors, refs
             match topo.nodes.get(&name) {
                 Some(i) if !out.contains(&i) => out.push(i),
                 Some(_) => {}
-                None => refs.add(o.at(key), format!("no node named '{name}'")),
+                None => unknown.push(name),
             }
+        }
+    }
+    match unknown.as_slice() {
+        [] => {}
+        [one] => refs.add(o.at(key), format!("no node named '{one}'")),
+        [first, .., last] => {
+            refs.add(o.at(key), format!("no nodes named '{first}' … '{last}' ({} names of this list name no node)", unknown.len()))
         }
     }
     Some(out)

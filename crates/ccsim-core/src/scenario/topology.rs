@@ -122,12 +122,17 @@ pub(crate) fn parse(top: &mut Obj, errs: &mut Errors) -> Topology {
         let links = &t.links;
         t.link_names.reserve(pending.len(), |i| &links[i as usize].name);
     }
+    // No node declared at all (`nodes` missing or misplaced): said once, not per link end.
+    let no_nodes = t.nodes.names.is_empty();
+    if no_nodes && pending.iter().any(|p| matches!(p.a, End::Name(_)) || matches!(p.b, End::Name(_))) {
+        errs.add("nodes", "no node is declared, but links name nodes: give nodes = [\"a\", \"b\", ...] at the top level");
+    }
     for Pending { at: path, a, b, mut parts } in pending {
         let resolve = |e: &End, key: &str, errs: &mut Errors| match e {
             End::Node(v) => Some(*v),
             End::Name(n) => {
                 let v = t.nodes.get(n);
-                if v.is_none() {
+                if v.is_none() && !no_nodes {
                     errs.add(format!("{path}.{key}"), format!("no node named '{n}' (declare it in nodes)"));
                 }
                 v
