@@ -72,10 +72,12 @@ def _one_point_per_x(groups, x: str, hue: str | None, used: set) -> None:
             raise ScenarioError([("x", f"no column {x!r}; the table has: {', '.join(map(str, g.columns))}")])
         if not g[x].duplicated().any():
             continue
-        # Parameters: not a summary's own columns (`mean`, or `<metric>.mean` with several).
-        stat = lambda c: str(c) in _STATS or ("." in str(c) and str(c).rsplit(".", 1)[1] in _STATS  # noqa: E731
-                                              and str(c).rsplit(".", 1)[0] in {str(u).rsplit(".", 1)[0] for u in g.columns if u != c})
-        others = [c for c in g.columns if c not in {x, hue, *used} and not stat(c)
+        # Parameters: not a summary's own columns (`mean`; with several metrics, each
+        # `<metric>.n`, `<metric>.mean`, ... as a set).
+        cols = {str(c) for c in g.columns}
+        stats = set(_STATS) | {c for c in cols for m in [c.rpartition(".")[0]]
+                               if m and all(f"{m}.{s}" in cols for s in _STATS)}
+        others = [c for c in g.columns if c not in {x, hue, *used} and str(c) not in stats
                   and g[c].astype(str).nunique(dropna=False) > 1]
         why = f"{', '.join(map(repr, others))} {'varies' if len(others) == 1 else 'vary'}" if others else "rows repeat it"
         raise ScenarioError([("x", f"{x!r} takes a value more than once in one line ({why}): give hue= one of "

@@ -120,31 +120,31 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
     let rate_bps = rate?;
     let mut ok = true;
     // A field given but refused (its error already said why) is not also missing.
-    let mut need = |cond: bool, field: &str, what: &str, errs: &mut Errors| {
+    // `fields`: the field reported, then any that stand for it.
+    let mut need = |cond: bool, fields: &[&str], what: &str, errs: &mut Errors| {
         if !cond {
             ok = false;
-            let given = o.has(field) || (field == "depth" && (o.has("burst") || o.has("rtt")));
-            if !given {
-                errs.add(o.at(field), format!("missing required field for meter = \"{meter}\" ({what})"));
+            if !fields.iter().any(|f| o.has(f)) {
+                errs.add(o.at(fields[0]), format!("missing required field for meter = \"{meter}\" ({what})"));
             }
         }
     };
     // Bucket depth: `depth` (or `burst`), else `rate × rtt`.
     let depth = depth.or(burst).or(rtt.map(|t| (rate_bps as u128 * t as u128 / 8 / SEC as u128) as u64));
     if matches!(meter, "token_bucket" | "data_buffer" | "srtcm" | "trtcm") {
-        need(depth.is_some(), "depth", "the bucket depth in bytes, or rtt: depth = rate × rtt", errs);
+        need(depth.is_some(), &["depth", "burst", "rtt"], "the bucket depth in bytes, or rtt: depth = rate × rtt", errs);
     }
     if meter == "data_buffer" {
-        need(buffer.is_some(), "buffer", "packets the data buffer holds", errs);
+        need(buffer.is_some(), &["buffer"], "packets the data buffer holds", errs);
     }
     if matches!(meter, "tsw3cm" | "trtcm") {
-        need(peak_rate.is_some(), "peak_rate", "the peak rate", errs);
+        need(peak_rate.is_some(), &["peak_rate"], "the peak rate", errs);
     }
     if meter == "trtcm" {
-        need(peak_burst.is_some(), "peak_burst", "the peak bucket's depth in bytes", errs);
+        need(peak_burst.is_some(), &["peak_burst"], "the peak bucket's depth in bytes", errs);
     }
     if meter == "srtcm" {
-        need(excess_burst.is_some(), "excess_burst", "the excess bucket's depth in bytes", errs);
+        need(excess_burst.is_some(), &["excess_burst"], "the excess bucket's depth in bytes", errs);
     }
     if let (Some(p), true) = (peak_rate, matches!(meter, "tsw3cm" | "trtcm")) {
         if p < rate_bps {

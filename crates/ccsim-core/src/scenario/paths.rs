@@ -5,6 +5,18 @@
 use super::{topology, ElementSpec, FlowSpec, GeneratorSpec};
 use crate::config::Errors;
 
+/// The topology's link directions (`2·link + side`, `a→b` first), its routes, and whether
+/// a direction queues cells.
+fn routing(topo: &topology::Topology) -> (Vec<(u32, u32)>, crate::net::Routes) {
+    let dirs: Vec<(u32, u32)> = topo.links.iter().flat_map(|l| [(l.a, l.b), (l.b, l.a)]).collect();
+    let routes = crate::net::Routes::new(topo.nodes.names.len(), &dirs);
+    (dirs, routes)
+}
+
+fn is_cell(topo: &topology::Topology, d: usize) -> bool {
+    topo.links[d / 2].queue[d % 2].kind() == "cell"
+}
+
 /// Every flow with several receivers needs a replicating element (`replicate`, `mcs`) wherever its tree (the
 /// union of the routes from its sender to its receivers) branches, and its receivers must
 /// be the tree's leaves.
@@ -13,13 +25,12 @@ pub(super) fn check_multicast(topo: &topology::Topology, flows: &[FlowSpec], ele
         return;
     }
     let n = topo.nodes.names.len();
-    let dirs: Vec<(u32, u32)> = topo.links.iter().flat_map(|l| [(l.a, l.b), (l.b, l.a)]).collect();
-    let routes = crate::net::Routes::new(n, &dirs);
+    let (dirs, routes) = routing(topo);
     let names = &topo.nodes.names;
     // Reliable flows whose tree has no element combining their receivers' ACKs: (flow,
     // its kind, the first branch node, whether the tree carries cells).
     let mut uncombined: Vec<(&str, &str, u32, bool)> = Vec::new();
-    let cell = |d: usize| topo.links[d / 2].queue[d % 2].kind() == "cell";
+    let cell = |d: usize| is_cell(topo, d);
     for (fi, f) in flows.iter().enumerate().filter(|(_, f)| f.dsts.len() > 1) {
         let Some(tree) = crate::net::MulticastTree::new(&routes, &dirs, f.src, &f.dsts) else { continue };
         let branches = tree.branch_nodes();
@@ -140,14 +151,13 @@ pub(super) fn check_cells(
     errs: &mut Errors,
 ) {
     const MAX_PAIRS: usize = 4096;
-    let cell = |d: usize| topo.links[d / 2].queue[d % 2].kind() == "cell";
+    let cell = |d: usize| is_cell(topo, d);
     let has_aal5 = elements.iter().any(|e| e.config.kind() == "aal5");
     if !has_aal5 && !(0..2 * topo.links.len()).any(cell) {
         return;
     }
     let n = topo.nodes.names.len();
-    let dirs: Vec<(u32, u32)> = topo.links.iter().flat_map(|l| [(l.a, l.b), (l.b, l.a)]).collect();
-    let routes = crate::net::Routes::new(n, &dirs);
+    let (dirs, routes) = routing(topo);
     let names = &topo.nodes.names;
     // An aal5 element at `v` that takes flow `fi`'s packets (a generator's flows: only an
     // element without a `flows` list).
