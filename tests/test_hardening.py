@@ -402,7 +402,10 @@ def test_a_quoted_queue_limit_needs_a_unit(tmp_path):
     for odd in ('"1e3"', '"1000."', '"1.5e3"'):
         r = ccsim_cli("validate", _write(tmp_path, text.replace('"1000"', odd)))
         assert r.returncode == 2 and "has no unit" in r.stderr, r.stderr
-    for ok in ('"1000B"', '"1000pkt"', "1000"):
+    # 1000 bytes is a valid limit, which the flow's 1500-byte packets never fit (a warning).
+    with pytest.warns(ccsim.ScenarioWarning, match="holds 1000 bytes, less than the 1500-byte packets of flow 'f'"):
+        ccsim.validate(ccsim.loads(text.replace('"1000"', '"1000B"')))
+    for ok in ('"1000pkt"', "1000"):
         ccsim.validate(ccsim.loads(text.replace('"1000"', ok)))
 
 
@@ -525,14 +528,48 @@ def test_fifth_trials_silent_cases_warn_or_refuse(tmp_path):
     d = ccsim.loads(TWO_NODE)
     d["flows"] = [{"name": "t", "kind": "tcp", "src": "a", "dst": "b", "mss": 70000}]
     d["traces"] = [{"kind": "pcap", "link": "a->b"}]
-    with pytest.warns(ccsim.ScenarioWarning, match="flow 't' sends TCP segments larger than an IPv4 packet carries"):
+    with pytest.warns(ccsim.ScenarioWarning, match="flow 't' sends packets larger than an IPv4 packet can be"):
         ccsim.validate(d)
     d["flows"][0].update(mss=65490, profile="linux")  # with its 12 bytes of timestamps
-    with pytest.warns(ccsim.ScenarioWarning, match="flow 't' sends TCP segments larger"):
+    with pytest.warns(ccsim.ScenarioWarning, match="flow 't' sends packets larger"):
         ccsim.validate(d)
     d["flows"][0]["mss"] = 9000
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        ccsim.validate(d)
+
+
+def test_sixth_trials_silent_cases_warn():
+    """A queue limited in bytes below a flow's packets dropped every packet, even on an idle
+    link, and a datagram over 65 535 bytes was cut in a capture, both without a word."""
+    d = ccsim.loads(TWO_NODE)
+    d["links"][0]["queue"]["limit"] = "999B"  # the flow's packets are 1 500 bytes
+    with pytest.warns(ccsim.ScenarioWarning, match=r"link 'a-b': the queue of a->b holds 999 bytes, less than the "
+                                                   r"1500-byte packets of flow 'f': each is dropped on arrival"):
+        r = ccsim.run(d)
+    assert r.flows["goodput_bps"].iloc[0] == 0
+    # A TCP flow's packets are its segment with headers (ns2: 1 000 + 40); its ACKs do not count.
+    d["flows"] = [{"name": "t", "kind": "tcp", "src": "a", "dst": "b"}]
+    d["links"][0]["queue"]["limit"] = "1039B"
+    with pytest.warns(ccsim.ScenarioWarning, match="1040-byte packets of flow 't'"):
+        ccsim.validate(d)
+    d["links"][0]["queue"]["limit"] = "1040B"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ccsim.validate(d)
+    # A generator's flows too; and a limit of 0 packets says what is allowed.
+    d["generators"] = [{"name": "g", "src": "a", "dst": "b", "arrivals": {"kind": "poisson", "rate": 1},
+                        "size": {"kind": "fixed", "value": "10KB"}, "transport": {"kind": "tcp", "mss": 1460}}]
+    with pytest.warns(ccsim.ScenarioWarning, match="1500-byte packets of generator 'g'"):
+        ccsim.validate(d)
+    d["links"][0]["queue"]["limit"] = 0
+    with pytest.raises(ccsim.ScenarioError, match=r"links\[0\]\.queue\.limit: invalid queue limit 0: give packets as a "
+                                                  r"whole number of at least 1"):
+        ccsim.validate(d)
+    d = ccsim.loads(TWO_NODE)
+    d["flows"][0]["packet_size"] = "100000B"
+    d["traces"] = [{"kind": "pcap", "link": "a->b"}]
+    with pytest.warns(ccsim.ScenarioWarning, match="flow 'f' sends packets larger than an IPv4 packet can be"):
         ccsim.validate(d)
 
 

@@ -338,6 +338,28 @@ def test_a_failing_run_is_recorded_and_the_rest_completes(tmp_path):
     assert (again.cached, again.ran, again.failed) == (2, 1, 1)
 
 
+def test_an_interrupt_inside_a_catalog_write_stays_an_interrupt(tmp_path):
+    """Ctrl-C while DuckDB read the Arrow batch of a catalog write came out as DuckDB's
+    InvalidInputException ("internal error", exit 1) instead of an interrupt (exit 130)."""
+    import pyarrow as pa
+
+    from ccsim.catalog import Catalog
+
+    cat = Catalog(tmp_path / "c", create=True)
+    schema = pa.schema([("x", pa.int64())])
+
+    def batches():
+        yield pa.record_batch([pa.array([1, 2])], schema=schema)
+        raise KeyboardInterrupt
+
+    cat.con.execute("CREATE TABLE t (x BIGINT)")
+    with pytest.raises(KeyboardInterrupt):
+        with cat._transaction():
+            cat.con.register("_b", pa.RecordBatchReader.from_batches(schema, batches()))
+            cat.con.execute("INSERT INTO t SELECT x FROM _b")
+    assert cat.con.execute("SELECT count(*) FROM t").fetchone() == (0,), "rolled back"
+
+
 def test_interrupted_sweep_resumes_to_the_same_catalog(tmp_path):
     sw = tmp_path / "kill.toml"
     sw.write_text(SWEEP)

@@ -154,6 +154,12 @@ def write_run_tables(root: Path, run_id: str, tables: dict[str, pa.Table]) -> No
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def interrupted(e: BaseException) -> bool:
+    """Whether `e` is DuckDB's report of a Ctrl-C (a KeyboardInterrupt raised while it read a
+    Python object, which it wraps in its own error)."""
+    return isinstance(e, duckdb.Error) and "KeyboardInterrupt" in str(e)
+
+
 class Catalog:
     """A results folder's catalog. Use as a context manager or call close().
 
@@ -254,6 +260,10 @@ class Catalog:
                 pass
             if isinstance(e, duckdb.Error) and "space" in str(e).lower():
                 raise OSError(28, f"no space left on the device holding {self.root}: {e}") from e
+            if interrupted(e):
+                # Ctrl-C while DuckDB read an Arrow batch: it reports the interrupt as its own
+                # error; the transaction is rolled back, and the interrupt stays one.
+                raise KeyboardInterrupt from e
             raise
 
     def _insert(self, table: str, batch: pa.Table) -> None:

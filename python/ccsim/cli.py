@@ -51,7 +51,15 @@ def guarded(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
+            try:
+                return fn(*args, **kwargs)
+            except Exception as e:
+                from .catalog import interrupted
+
+                if interrupted(e):
+                    # A Ctrl-C that DuckDB reported as its own error.
+                    raise KeyboardInterrupt from e
+                raise
         except ScenarioError as e:
             # The Python API's `out=` is the command line's --out.
             if any(p == "out" for p, _ in e.errors):

@@ -276,6 +276,11 @@ pub trait FlowConfig: Send + Sync + std::fmt::Debug {
     fn offered_packets(&self, _secs: f64) -> Option<f64> {
         None
     }
+    /// The largest packet its sender sends, bytes as queues count them (validation warns of
+    /// a queue limited in bytes below it, which drops every such packet).
+    fn largest_packet(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Parses a flow kind's own fields (the `[[flows]]` table's other fields).

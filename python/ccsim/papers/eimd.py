@@ -91,7 +91,7 @@ class EIMD(Paper):
             Parameter("TCP", "ns2 profile, SACK (Sack1), ACK per segment, receiver window unlimited", "ccsim default",
                       "the paper ran ns-2; its high-speed agents were SACK based"),
             Parameter("HSTCP", "ns-2.35's windowOption 8 (low_p = 1.5/38², first decrease halves)", "ccsim default", "the paper used ns-2's HSTCP"),
-            Parameter("BIC, CUBIC, Scalable", "Linux 2.6.22 modules as in ns-2.35 (BIC beta 819/1024, Smax 16; CUBIC v2.1; Scalable low window 50)",
+            Parameter("BIC, CUBIC, Scalable", "Linux 2.6.22 modules as in ns-2.35 (BIC beta 819/1024, Smax 16; CUBIC v2.1; Scalable 2.6.22: one segment per min(cwnd, 50) + 1 ACKs)",
                       "ccsim default", "the era's modules; the BIC paper's own ns-2.26 agent used beta 0.125, Smax 32 (not modelled)"),
             Parameter("EIMD", "A = 1.75, r = s = 0.82, u = 2s/(1-s) = 9.11, c from eq. 7 as printed", "paper"),
             Parameter("EIMD beta", 0.2, "ccsim default", "paper silent; BIC's and CUBIC v2.1's decrease; sensitivity "

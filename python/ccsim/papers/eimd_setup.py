@@ -38,7 +38,7 @@ PROTOCOLS = {
     "BIC": {"cc": "bic", "cc_params": {"version": "2.6.22"}},
     "HSTCP": {"cc": "highspeed", "cc_params": {"variant": "ns2"}},
     "CUBIC": {"cc": "cubic", "cc_params": {"version": "2.1"}},
-    "Scalable": {"cc": "scalable", "cc_params": {"low_window": 50}},
+    "Scalable": {"cc": "scalable", "cc_params": {"version": "2.6.22"}},
 }
 PAPER_PROTOCOLS = ["EIMD", "BIC", "HSTCP"]
 RATIOS = [1, 3, 6]

@@ -95,6 +95,9 @@ impl FlowConfig for CbrConfig {
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)
     }
+    fn largest_packet(&self) -> Option<u64> {
+        Some(self.packet_size as u64)
+    }
     fn offered_packets(&self, secs: f64) -> Option<f64> {
         let bytes = self.rate_bps as f64 / 8.0 * secs;
         Some(self.bytes.map_or(bytes, |b| bytes.min(b as f64)) / self.packet_size.max(1) as f64)

@@ -127,6 +127,9 @@ impl FlowConfig for OnOffConfig {
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)
     }
+    fn largest_packet(&self) -> Option<u64> {
+        Some(self.packet_size as u64)
+    }
     /// At most: the peak rate all the time.
     fn offered_packets(&self, secs: f64) -> Option<f64> {
         Some(self.rate_bps as f64 / 8.0 * secs / self.packet_size.max(1) as f64)

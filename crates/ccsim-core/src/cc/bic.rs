@@ -4,7 +4,7 @@
 //! After a loss the window searches for the last maximum `last_max` by halving the gap: in
 //! congestion avoidance it grows by one segment per `cnt` acknowledged, with
 //!
-//! - `cwnd ≤ low_window` (14): `cnt = cwnd` (Reno);
+//! - `cwnd ≤ low_window` (14): `cnt = cwnd` (Reno; neither the cap below nor the scaling);
 //! - below `last_max`: `dist = (last_max − cwnd)/B` (B = 4): `+max_increment` (16) per RTT
 //!   while `dist > 16`, `+0.2` per RTT (`cnt = cwnd·smooth_part/B`) once `dist ≤ 1`, else
 //!   `+dist` per RTT;
@@ -28,7 +28,7 @@
 
 use super::{AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
 use crate::config::{Errors, Obj};
-use crate::units::{floor, Time, SEC};
+use crate::units::{Time, SEC};
 use std::sync::Arc;
 
 const B: u64 = 4;
@@ -93,6 +93,11 @@ impl Bic {
         }
         self.last_cwnd = cwnd;
         self.last_time = Some(now);
+        if cwnd <= self.c.low_window {
+            // "start off normal": Reno's cnt, neither capped nor scaled by delayed_ack.
+            self.cnt = cwnd;
+            return;
+        }
         self.cnt = self.raw_cnt(cwnd);
         let no_loss = if self.c.version == "2.6.22" { self.loss_cwnd == 0 } else { self.last_max == 0 };
         if no_loss && self.cnt > 20 {
@@ -103,9 +108,6 @@ impl Bic {
 
     fn raw_cnt(&self, cwnd: u64) -> u64 {
         let c = &self.c;
-        if cwnd <= c.low_window {
-            return cwnd;
-        }
         if cwnd < self.last_max {
             let dist = (self.last_max - cwnd) / B;
             if dist > c.max_increment {
@@ -140,7 +142,7 @@ impl CongestionControl for Bic {
     super::window_fields!();
     fn on_ack(&mut self, info: &AckInfo) {
         // Linux's bictcp_acked (in the Open state): delayed_ack += pkts − delayed_ack/16.
-        let pkts = (info.acked_segs.round() as u64).max(1);
+        let pkts = super::pkts_acked(info);
         self.delayed_ack = self.delayed_ack + pkts - (self.delayed_ack >> ACK_RATIO_SHIFT);
         let old = self.c.version == "2.6.22";
         // Slow start while cwnd < ssthresh (2.6.22: cwnd <= ssthresh, one step further).
@@ -150,19 +152,19 @@ impl CongestionControl for Bic {
             return;
         }
         self.update(info.now);
-        // tcp_cong_avoid_ai(cnt, acked): one segment per cnt acknowledged (2.6.22: per cnt + 1).
-        let cnt = if old { (self.cnt + 1) as f64 } else { self.cnt as f64 };
-        self.acked += info.acked_segs;
-        if self.acked >= cnt {
-            let inc = floor(self.acked / cnt);
-            self.cwnd = floor(self.cwnd) + inc;
-            self.acked -= inc * cnt;
+        if old {
+            // 2.6.22's bictcp_cong_avoid: one segment per cnt + 1 ACKs, at most one per ACK.
+            super::ai_per_ack(&mut self.cwnd, &mut self.acked, self.cnt as f64);
+        } else {
+            // tcp_cong_avoid_ai(cnt, acked): one segment per cnt acknowledged.
+            super::ai_by_count(&mut self.cwnd, &mut self.acked, self.cnt as f64, info.acked_segs);
         }
     }
     fn on_congestion(&mut self, info: &LossInfo) {
         self.ssthresh = self.decrease(info.window);
         self.cwnd = self.ssthresh;
         self.last_time = None;
+        self.acked = 0.0; // Linux clears snd_cwnd_cnt entering recovery
     }
     fn on_timeout(&mut self, info: &LossInfo) {
         self.ssthresh = self.decrease(info.window);
@@ -204,17 +206,16 @@ mod tests {
     use super::*;
 
     fn bic(cwnd: f64, last_max: u64) -> Bic {
-        let mut b = Bic::new(BicConfig::default(), CcInit { initial_cwnd: cwnd, initial_ssthresh: 2.0 });
+        let mut b = Bic::new(BicConfig::default(), CcInit { initial_cwnd: cwnd, initial_ssthresh: 2.0, ..Default::default() });
         b.last_max = last_max;
         b
     }
 
     #[test]
     fn increments_by_region() {
-        // Per RTT the increase is cwnd / cnt: Reno below 14, +16 far below last_max, a
+        // Per RTT the increase is cwnd / cnt: +16 far below last_max, a
         // quarter of the gap near it, 0.2 at it, then slow and faster max probing.
-        let cases =
-            [(10, 1000, 10), (800, 1000, 50), (960, 1000, 96), (998, 1000, 4990), (1002, 1000, 5010), (1020, 1000, 153), (1100, 1000, 68)];
+        let cases = [(800, 1000, 50), (960, 1000, 96), (998, 1000, 4990), (1002, 1000, 5010), (1020, 1000, 153), (1100, 1000, 68)];
         for (cwnd, last_max, cnt) in cases {
             let b = bic(cwnd as f64, last_max);
             assert_eq!(b.raw_cnt(cwnd), cnt, "cwnd {cwnd}, last_max {last_max}");
@@ -224,6 +225,16 @@ mod tests {
         let mut b = bic(1000.0, 0);
         b.update(0);
         assert_eq!(b.cnt, 10);
+        // At or below low_window, Reno's cnt = cwnd, returned before the cap and the scaling
+        // (Linux's "start off normal"): one segment per RTT, not two.
+        for version in ["current", "2.6.22"] {
+            let mut b = Bic::new(
+                BicConfig { version, ..Default::default() },
+                CcInit { initial_cwnd: 10.0, initial_ssthresh: 2.0, ..Default::default() },
+            );
+            b.update(0);
+            assert_eq!(b.cnt, 10, "{version}");
+        }
     }
 
     #[test]
@@ -232,8 +243,8 @@ mod tests {
         let ack = |now| AckInfo { now, acked_segs: 1.0, ..Default::default() };
         // Before a loss, cnt = 20 scaled by the initial ACK ratio (2): 10, so 11 ACKs per
         // increment; the current module adds one per 10.
-        let mut old = Bic::new(cfg, CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0 });
-        let mut new = Bic::new(BicConfig::default(), CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0 });
+        let mut old = Bic::new(cfg, CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0, ..Default::default() });
+        let mut new = Bic::new(BicConfig::default(), CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0, ..Default::default() });
         for _ in 0..11 {
             old.on_ack(&ack(0));
             new.on_ack(&ack(0));
@@ -247,8 +258,8 @@ mod tests {
         old.on_timeout(&LossInfo { window: 799.0, ..Default::default() });
         assert_eq!(old.loss_cwnd, 0);
         // Slow start at cwnd == ssthresh in 2.6.22 only.
-        let mut a = Bic::new(cfg, CcInit { initial_cwnd: 10.0, initial_ssthresh: 10.0 });
-        let mut b = Bic::new(BicConfig::default(), CcInit { initial_cwnd: 10.0, initial_ssthresh: 10.0 });
+        let mut a = Bic::new(cfg, CcInit { initial_cwnd: 10.0, initial_ssthresh: 10.0, ..Default::default() });
+        let mut b = Bic::new(BicConfig::default(), CcInit { initial_cwnd: 10.0, initial_ssthresh: 10.0, ..Default::default() });
         a.on_ack(&ack(0));
         b.on_ack(&ack(0));
         assert_eq!(a.cwnd(), 11.0);

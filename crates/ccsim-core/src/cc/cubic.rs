@@ -9,13 +9,19 @@
 //!   `α = 3(1 − β)/(1 + β)` (1 once `W_est ≥ cwnd_prior`), takes over when larger. On a loss
 //!   `ssthresh = cwnd = max(β·W, 2)`, β = 0.7, and `W_max = W`, or `W·(1 + β)/2` below the
 //!   previous `W_max` (fast convergence).
-//! - `"2.1"`: CUBIC v2.1 as Linux 2.6.22–2.6.24 and ns-2.35 carry it (PROTOCOLS.md §11.8):
-//!   β = 819/1024, one segment per `cnt` acknowledged with `cnt = cwnd/(W(t + delay_min) −
-//!   cwnd)` (`100·cwnd` at or above the target), `cnt = 50` before the first loss, above the
-//!   origin at most `max_increment` (16) segments per 100 ms of `delay_min`, and a Reno
-//!   estimate growing one segment per `cwnd·beta_scale/8` ACKs (beta_scale = 23) that caps
-//!   `cnt`; a timeout resets `W_max`. One ACK per segment is assumed (Linux also scales `cnt`
-//!   by its measured packets per ACK).
+//! - `"2.1"`: CUBIC v2.1 as Linux 2.6.22–2.6.24 and ns-2.35 carry it (PROTOCOLS.md §11.8),
+//!   in Linux's integers: β = 819/1024, one segment per `cnt + 1` ACKs with
+//!   `cnt = ⌊cwnd/(W(t + delay_min) − cwnd)⌋` (`100·cwnd` at or above the target), `cnt = 50`
+//!   before the first loss, above the origin at most `max_increment` (16) segments per 100 ms
+//!   of `delay_min`, and a Reno estimate growing one segment per `cwnd·beta_scale/8` ACKs
+//!   (beta_scale = 23) that caps `cnt`; `cnt` is then scaled by the measured packets per ACK
+//!   (`delayed_ack`, an EWMA ×16 that settles at 31 with one segment per ACK, so `cnt`
+//!   becomes `⌊16·cnt/31⌋`), and recomputed only when cwnd changed or 1/32 s passed; at most
+//!   one segment per ACK (the count of ACKs cleared at each). `delay_min` is the smallest
+//!   RTT when the flow uses timestamps and 0 without them (Linux measures it from
+//!   timestamps only; ns-2.35's TCP-Linux runs without by default): then no cap and no
+//!   `delay_min` look-ahead. Slow start while `cwnd ≤ ssthresh`; a timeout resets `W_max`
+//!   and the EWMA (Linux's `bictcp_reset`).
 //!
 //! Slow start is Reno's; with `hystart = true` (the RFC 9438 default, as current Linux) HyStart
 //! ends it early (`ssthresh = cwnd`, see `hystart.rs`); v2.1 has no HyStart.
@@ -23,7 +29,7 @@
 use super::hystart::{HyStart, HyStartConfig};
 use super::{AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
 use crate::config::{Errors, Obj};
-use crate::units::{floor, to_secs, Time};
+use crate::units::{floor, to_secs, Time, SEC};
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -73,12 +79,28 @@ pub struct Cubic {
     k: f64,
     origin: f64,
     w_est: f64,
-    /// v2.1: acknowledged segments towards the next increment, the Reno estimate's ACK count.
+    /// v2.1: acknowledged segments towards the next increment (Linux `snd_cwnd_cnt`), the
+    /// Reno estimate's ACK count.
     acked: f64,
     ack_cnt: f64,
     loss_seen: bool,
+    /// rfc9438: a timeout came since the last epoch (RFC 9438 §4.8: the next epoch starts
+    /// with `K = 0` and `W_max` the window it starts at).
+    after_timeout: bool,
+    /// v2.1: packets per ACK ×16 (an EWMA with gain 1/16), the increment's ACK count `cnt`
+    /// as last computed, and the window and time it was computed at.
+    delayed_ack: u64,
+    cnt: f64,
+    last_cwnd: f64,
+    last_time: Option<Time>,
+    /// v2.1: `delay_min` comes from timestamps (Linux 2.6.22's `measure_delay`): without
+    /// them it stays 0.
+    timestamps: bool,
     hystart: Option<HyStart>,
 }
+
+/// v2.1 (Linux `ACK_RATIO_SHIFT`): `delayed_ack` holds packets per ACK ×16.
+const ACK_RATIO_SHIFT: u32 = 4;
 
 impl Cubic {
     pub fn new(c: CubicConfig, init: CcInit) -> Self {
@@ -95,6 +117,12 @@ impl Cubic {
             acked: 0.0,
             ack_cnt: 0.0,
             loss_seen: false,
+            after_timeout: false,
+            delayed_ack: 2 << ACK_RATIO_SHIFT,
+            cnt: 0.0,
+            last_cwnd: 0.0,
+            last_time: None,
+            timestamps: init.timestamps,
             hystart: c.hystart.then(|| HyStart::new(c.hystart_params)),
         }
     }
@@ -106,6 +134,9 @@ impl Cubic {
 
     fn start_epoch(&mut self, now: Time) {
         self.epoch = Some(now);
+        if std::mem::take(&mut self.after_timeout) {
+            self.w_max = self.cwnd;
+        }
         if self.cwnd < self.w_max {
             self.k = libm::cbrt((self.w_max - self.cwnd) / self.c.c);
             self.origin = self.w_max;
@@ -118,10 +149,19 @@ impl Cubic {
     }
 
     fn reduce(&mut self, window: f64) -> f64 {
+        self.epoch = None;
+        self.after_timeout = false;
+        self.loss_seen = true;
+        self.acked = 0.0; // Linux clears snd_cwnd_cnt entering recovery or loss
+        if self.c.version == Version::V21 {
+            // bictcp_recalc_ssthresh, in whole segments and 1/1024ths of β.
+            let (w, beta) = (floor(window), libm::round(self.c.beta * 1024.0));
+            self.w_max = if self.c.fast_convergence && w < self.w_max { floor(w * (1024.0 + beta) / 2048.0) } else { w };
+            self.cwnd_prior = w;
+            return floor(w * beta / 1024.0).max(2.0);
+        }
         self.w_max = if self.c.fast_convergence && window < self.w_max { window * (1.0 + self.c.beta) / 2.0 } else { window };
         self.cwnd_prior = window;
-        self.epoch = None;
-        self.loss_seen = true;
         (window * self.c.beta).max(2.0)
     }
 
@@ -139,36 +179,50 @@ impl Cubic {
         }
     }
 
-    fn avoid_v21(&mut self, info: &AckInfo, t: f64) {
-        let delay_min = to_secs(info.min_rtt);
-        let cwnd = floor(self.cwnd);
-        let target = self.w(t + delay_min);
-        let mut cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100.0 * cwnd };
+    /// v2.1's `bictcp_update` and `bictcp_cong_avoid` (Linux 2.6.22), past slow start.
+    fn avoid_v21(&mut self, info: &AckInfo) {
+        let cwnd = floor(self.cwnd); // Linux's window is whole segments
+        self.cwnd = cwnd;
+        self.ack_cnt += 1.0; // per ACK
+        let fresh = cwnd == self.last_cwnd && self.last_time.is_some_and(|t| info.now - t <= SEC / 32);
+        if !fresh {
+            (self.last_cwnd, self.last_time) = (cwnd, Some(info.now));
+            if self.epoch.is_none() {
+                self.start_epoch(info.now);
+                self.ack_cnt = 1.0;
+            }
+            let delay_min = if self.timestamps { to_secs(info.min_rtt) } else { 0.0 };
+            self.cnt = self.cnt_v21(cwnd, to_secs(info.now - self.epoch.unwrap_or(info.now)), delay_min);
+        }
+        // One segment once cnt ACKs have been counted: one per cnt + 1 ACKs.
+        super::ai_per_ack(&mut self.cwnd, &mut self.acked, self.cnt);
+    }
+
+    /// v2.1's `cnt` in Linux's integers: ACKs per one-segment increase, `t` seconds into the
+    /// epoch with the smallest RTT `delay_min`.
+    fn cnt_v21(&mut self, cwnd: f64, t: f64, delay_min: f64) -> f64 {
+        let t = t + delay_min;
+        let delta = floor(self.c.c * (t - self.k).abs().powi(3));
+        let target = if t < self.k { self.origin - delta } else { self.origin + delta };
+        let mut cnt = if target > cwnd { floor(cwnd / (target - cwnd)) } else { 100.0 * cwnd };
         if delay_min > 0.0 && t >= self.k {
             // Above the origin, at most max_increment (16) segments per 100 ms.
-            cnt = cnt.max(cwnd * 0.1 / (16.0 * delay_min));
+            cnt = cnt.max(floor(cwnd * 0.1 / (16.0 * delay_min)));
         }
         if !self.loss_seen {
             cnt = 50.0; // "slow start and low utilization"
         }
         if self.c.tcp_friendliness {
-            self.ack_cnt += info.acked_segs;
             let delta = floor(cwnd * 23.0 / 8.0).max(1.0);
             while self.ack_cnt > delta {
                 self.ack_cnt -= delta;
                 self.w_est += 1.0;
             }
             if self.w_est > cwnd {
-                cnt = cnt.min(cwnd / (self.w_est - cwnd));
+                cnt = cnt.min(floor(cwnd / (self.w_est - cwnd)));
             }
         }
-        let cnt = cnt.max(1.0);
-        self.acked += info.acked_segs;
-        if self.acked >= cnt {
-            let inc = floor(self.acked / cnt);
-            self.cwnd = cwnd + inc;
-            self.acked -= inc * cnt;
-        }
+        floor(cnt * f64::from(1u32 << ACK_RATIO_SHIFT) / self.delayed_ack.max(1) as f64).max(1.0)
     }
 }
 
@@ -178,23 +232,31 @@ impl CongestionControl for Cubic {
     }
     super::window_fields!();
     fn on_ack(&mut self, info: &AckInfo) {
+        let v21 = self.c.version == Version::V21;
+        if v21 {
+            // bictcp_acked (the Open state): delayed_ack += pkts − delayed_ack/16.
+            let pkts = super::pkts_acked(info);
+            self.delayed_ack = self.delayed_ack + pkts - (self.delayed_ack >> ACK_RATIO_SHIFT);
+        }
         if let Some(h) = &mut self.hystart {
             if h.on_ack(info, self.cwnd, self.cwnd < self.ssthresh).is_some() {
                 self.ssthresh = self.cwnd;
             }
         }
-        if self.cwnd < self.ssthresh {
-            self.cwnd = super::reno_increase(self.cwnd, self.ssthresh, info.acked_segs);
+        // Slow start while cwnd < ssthresh (v2.1: cwnd <= ssthresh, one step further).
+        let ss = if v21 { self.ssthresh + 1.0 } else { self.ssthresh };
+        if self.cwnd < ss {
+            self.cwnd = super::reno_increase(self.cwnd, ss, info.acked_segs);
             return;
+        }
+        if v21 {
+            return self.avoid_v21(info);
         }
         if self.epoch.is_none() {
             self.start_epoch(info.now);
         }
         let t = to_secs(info.now - self.epoch.unwrap_or(info.now));
-        match self.c.version {
-            Version::Rfc9438 => self.avoid_rfc(info, t),
-            Version::V21 => self.avoid_v21(info, t),
-        }
+        self.avoid_rfc(info, t);
     }
     fn on_congestion(&mut self, info: &LossInfo) {
         self.ssthresh = self.reduce(info.window);
@@ -208,7 +270,12 @@ impl CongestionControl for Cubic {
         }
         if self.c.version == Version::V21 {
             // Linux's bictcp_reset in TCP_CA_Loss.
-            (self.w_max, self.loss_seen) = (0.0, false);
+            (self.w_max, self.loss_seen, self.ack_cnt, self.w_est) = (0.0, false, 0.0, 0.0);
+            (self.cnt, self.last_cwnd, self.last_time) = (0.0, 0.0, None);
+            self.delayed_ack = 2 << ACK_RATIO_SHIFT;
+        } else {
+            // RFC 9438 §4.8: the next epoch starts at the window it starts with (K = 0).
+            self.after_timeout = true;
         }
     }
     fn on_packet_sent(&mut self, _now: Time, seq: u64, len: u32, _retransmission: bool) {
@@ -285,7 +352,7 @@ mod tests {
 
     /// A loss at `w`, then ACKs one RTT (100 ms) apart per window: the window at each RTT.
     fn after_loss(cfg: CubicConfig, w: f64, rtts: usize) -> Vec<f64> {
-        let mut c = cfg.build(CcInit { initial_cwnd: w, initial_ssthresh: 2.0 });
+        let mut c = cfg.build(CcInit { initial_cwnd: w, initial_ssthresh: 2.0, ..Default::default() });
         c.on_congestion(&LossInfo { window: w, ..Default::default() });
         let (mut now, mut out) = (0, Vec::new());
         for _ in 0..rtts {
@@ -334,19 +401,76 @@ mod tests {
     #[test]
     fn v21_reduces_to_0_8_and_is_capped_before_the_first_loss() {
         let cfg = CubicConfig { version: Version::V21, beta: 819.0 / 1024.0, ..Default::default() };
-        let mut c = cfg.build(CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0 });
-        // Before any loss, cnt = 50: 1000 ACKs over one RTT add 20 segments.
+        let mut c = cfg.build(CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0, ..Default::default() });
+        // Before any loss, cnt = 50, scaled by 16/31 (one segment per ACK settles Linux's
+        // delayed_ack at 31): 25, one segment per 26 ACKs, so 1000 ACKs over one RTT add 38.
         for i in 0..1000 {
             c.on_ack(&AckInfo { now: SEC + i * 100_000, acked_segs: 1.0, min_rtt: 100 * MS, ..Default::default() });
         }
-        assert!((c.cwnd() - 1020.0).abs() <= 1.0, "{}", c.cwnd());
+        assert_eq!(c.cwnd(), 1038.0);
         c.on_congestion(&LossInfo { window: 1000.0, ..Default::default() });
-        assert_eq!(c.cwnd(), 1000.0 * 819.0 / 1024.0);
+        assert_eq!(c.cwnd(), 799.0, "Linux's integers: 1000·819/1024 = 799.8");
+    }
+
+    /// v2.1 as ns-2.35's copy of Linux 2.6.22: the EWMA of packets per ACK starts at 2 (32)
+    /// and settles at 31/16 with one segment per ACK (an unsigned subtraction that wraps),
+    /// and a timeout brings it back to 32 with the rest of `bictcp_reset`.
+    #[test]
+    fn v21_scales_cnt_by_its_packets_per_ack_estimate() {
+        let mut c = Cubic::new(parse_v21(), CcInit { initial_cwnd: 500.0, initial_ssthresh: 2.0, ..Default::default() });
+        for i in 0..100 {
+            c.on_ack(&AckInfo { now: SEC + i * MS, acked_segs: 1.0, min_rtt: 100 * MS, ..Default::default() });
+            assert_eq!(c.delayed_ack, 31, "ACK {i}");
+        }
+        assert_eq!(c.cnt, 25.0, "50·16/31");
+        c.on_timeout(&LossInfo { window: 510.0, ..Default::default() });
+        assert_eq!((c.delayed_ack, c.w_max, c.loss_seen, c.acked), (32, 0.0, false, 0.0));
+    }
+
+    /// Linux 2.6.22 adds at most one segment per ACK and then clears its count: ACKs counted
+    /// while `cnt` was large (`100·cwnd` near the origin) are not spent at once when it falls.
+    /// Its `delay_min` needs timestamps: without them there is no look-ahead.
+    #[test]
+    fn v21_adds_at_most_one_segment_per_ack() {
+        let init = CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0, timestamps: true };
+        let mut c = Cubic::new(parse_v21(), init);
+        (c.loss_seen, c.w_max, c.acked) = (true, 2000.0, 500.0);
+        let ack = AckInfo { now: SEC, acked_segs: 1.0, min_rtt: 100 * MS, ..Default::default() };
+        c.on_ack(&ack);
+        assert_eq!((c.cwnd(), c.acked), (1001.0, 0.0), "cnt {}", c.cnt);
+        // K = ∛(1000/0.4) = 13.57 s; t + delay_min = 0.1 s: target 2000 − ⌊0.4·13.47³⌋ = 1 022,
+        // cnt ⌊1000/22⌋ = 45, scaled ⌊45·16/31⌋ = 23.
+        assert_eq!(c.cnt, 23.0);
+        let mut c = Cubic::new(parse_v21(), CcInit { timestamps: false, ..init });
+        (c.loss_seen, c.w_max) = (true, 2000.0);
+        c.on_ack(&ack);
+        assert_eq!(c.cnt, libm::floor(100.0 * 1000.0 * 16.0 / 31.0), "no delay_min: the target is the window");
+    }
+
+    /// RFC 9438 §4.8: after a timeout the first congestion avoidance stage starts with K = 0
+    /// and W_max (and W_est) the window it starts at, not the W_max of the loss before.
+    #[test]
+    fn after_a_timeout_the_epoch_starts_at_its_own_window() {
+        let cfg = CubicConfig { tcp_friendliness: false, hystart: false, ..Default::default() };
+        let mut c = Cubic::new(cfg, CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0, ..Default::default() });
+        c.on_congestion(&LossInfo { window: 1000.0, ..Default::default() });
+        c.on_timeout(&LossInfo { window: 800.0, ..Default::default() });
+        assert_eq!((c.ssthresh, c.w_max), (560.0, 680.0), "fast convergence as on any reduction");
+        c.cwnd = 560.0; // slow start done
+        let ack = |now| AckInfo { now, acked_segs: 1.0, srtt: 100 * MS, min_rtt: 100 * MS, ..Default::default() };
+        c.on_ack(&ack(SEC));
+        assert_eq!((c.k, c.origin, c.w_max, c.w_est), (0.0, 560.0, 560.0, 560.0));
+        // A fast retransmit's reduction ends that rule: the next epoch aims at its W_max again.
+        c.on_congestion(&LossInfo { window: 600.0, ..Default::default() });
+        c.cwnd = c.ssthresh;
+        c.on_ack(&ack(2 * SEC));
+        assert_eq!(c.origin, 600.0);
+        assert!(c.k > 0.0);
     }
 
     #[test]
     fn fast_convergence_lowers_w_max() {
-        let mut c = Cubic::new(CubicConfig::default(), CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0 });
+        let mut c = Cubic::new(CubicConfig::default(), CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0, ..Default::default() });
         c.w_max = 1000.0;
         assert_eq!(c.reduce(800.0), 800.0 * 0.7);
         assert_eq!(c.w_max, 800.0 * 1.7 / 2.0);
@@ -357,7 +481,7 @@ mod tests {
     #[test]
     fn hystart_ends_slow_start_on_a_delay_increase() {
         for (cfg, ends) in [(CubicConfig::default(), true), (parse_v21(), false)] {
-            let mut c = cfg.build(CcInit { initial_cwnd: 20.0, initial_ssthresh: 1e9 });
+            let mut c = cfg.build(CcInit { initial_cwnd: 20.0, initial_ssthresh: 1e9, ..Default::default() });
             c.on_packet_sent(0, 0, 1000, false);
             let first = AckInfo { now: 40 * MS, ack: 1000, acked_bytes: 1000, acked_segs: 1.0, ..Default::default() };
             c.on_ack(&first);

@@ -259,7 +259,7 @@ mod tests {
     #[test]
     fn the_window_follows_the_growth_curve_after_a_loss() {
         let cfg = EimdConfig { c_form: CForm::Sawtooth, ..Default::default() };
-        let mut e = cfg.build(CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0 });
+        let mut e = cfg.build(CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0, ..Default::default() });
         let rtt = 100 * MS;
         e.on_congestion(&LossInfo { window: 1000.0, ..Default::default() });
         assert_eq!(e.cwnd(), 800.0);
@@ -287,12 +287,12 @@ mod tests {
     #[test]
     fn standard_tcp_at_or_below_the_low_window() {
         let cfg = EimdConfig::default();
-        let mut e = cfg.build(CcInit { initial_cwnd: 30.0, initial_ssthresh: 2.0 });
+        let mut e = cfg.build(CcInit { initial_cwnd: 30.0, initial_ssthresh: 2.0, ..Default::default() });
         e.on_congestion(&LossInfo { window: 30.0, ..Default::default() });
         assert_eq!(e.cwnd(), 15.0);
         e.on_ack(&AckInfo { acked_segs: 1.0, srtt: 50 * MS, ..Default::default() });
         assert_eq!(e.cwnd(), 15.0 + 1.0 / 15.0);
-        let mut e = cfg.build(CcInit { initial_cwnd: 100.0, initial_ssthresh: 2.0 });
+        let mut e = cfg.build(CcInit { initial_cwnd: 100.0, initial_ssthresh: 2.0, ..Default::default() });
         e.on_congestion(&LossInfo { window: 100.0, ..Default::default() });
         assert_eq!(e.cwnd(), 80.0);
         e.on_timeout(&LossInfo { window: 100.0, ..Default::default() });

@@ -4,8 +4,10 @@
 //!   (`low_p`, `low_window`) and (`high_p`, `high_window`) with `low_p = 10⁻³` (standard
 //!   TCP's `w = 1.2/√p`): `w ≈ 0.12/p^0.835`.
 //! - `ns2`: ns-2.35's `windowOption_ 8`, the same line through `low_p = 1.5/low_window²`
-//!   (`w ≈ 0.126/p^0.831`); its first decrease, and a decrease in slow start or right after
-//!   a timeout, halve as standard TCP (ns-2's `slowdown`).
+//!   (`w ≈ 0.126/p^0.831`), and ns-2's `slowdown`: its first decrease and one in slow
+//!   start halve, a timeout halves ssthresh; at or below `low_window` the window keeps
+//!   `decrease_num_·W`, where `decrease_num_` is the last `b` taken above it (0.5 before
+//!   any).
 //! - `linux`: Linux's `tcp_highspeed.c`, a step function of 72 rows: for
 //!   `table[i−1] < w ≤ table[i]` the increase is `i + 1` segments per RTT and the decrease
 //!   that row's `md/256`; the row index moves only in congestion avoidance.
@@ -191,21 +193,47 @@ pub struct HighSpeed {
     /// Linux: the table row (updated in congestion avoidance) and the increase counter.
     ai: usize,
     cnt: f64,
-    /// ns-2: no decrease yet, and whether the last reaction was a timeout.
+    /// ns-2: no decrease yet, and ns-2's `decrease_num_` (0.5, then the last decrease
+    /// factor `b` taken above `low_window`).
     first_decrease: bool,
-    after_timeout: bool,
+    decrease_num: f64,
 }
 
 impl HighSpeed {
-    fn decrease(&self, w: f64) -> f64 {
-        match self.c.variant {
+    /// The window after a reduction from `w` (a timeout's, or a fast retransmit's):
+    /// `(ssthresh, cwnd)`.
+    fn decrease(&mut self, w: f64, timeout: bool) -> (f64, f64) {
+        let s = match self.c.variant {
             Variant::Linux => {
                 let w = floor(w);
                 w - floor(w * LINUX[self.ai].1 as f64 / 256.0)
             }
-            Variant::Ns2 if self.first_decrease || self.cwnd < self.ssthresh || self.after_timeout => w / 2.0,
-            _ => w * (1.0 - self.c.b(w)),
-        }
+            Variant::Ns2 => return self.ns2_slowdown(w, timeout),
+            Variant::Rfc => w * (1.0 - self.c.b(w)),
+        };
+        (s, s)
+    }
+
+    /// ns-2.35's `slowdown` for `windowOption_ 8` (`precision_reduce_`, its default): above
+    /// `low_window` the decrease is `b(cwnd)·W` and `decrease_num_` keeps that `b`; at or
+    /// below it the window keeps `decrease_num_·W` (0.5 until a decrease above
+    /// `low_window`, then that decrease's `b`: an ns-2 quirk kept). ssthresh halves on
+    /// the first decrease, in slow start and at every timeout (ns-2 sets
+    /// `last_cwnd_action_` to a timeout just before its `slowdown`; a fast retransmit sets
+    /// it to a duplicate ACK first); cwnd halves on the first decrease, in slow start and
+    /// while `decrease_num_` is 0.5.
+    fn ns2_slowdown(&mut self, w: f64, timeout: bool) -> (f64, f64) {
+        let halfwin = w / 2.0;
+        let decreasewin = if self.cwnd > self.c.low_window {
+            self.decrease_num = self.c.b(self.cwnd);
+            w - self.decrease_num * w
+        } else {
+            self.decrease_num * w
+        };
+        let half = self.first_decrease || self.cwnd < self.ssthresh;
+        let ssthresh = if half || timeout { halfwin } else { decreasewin };
+        let cwnd = if half || self.decrease_num == 0.5 { halfwin } else { decreasewin };
+        (ssthresh, cwnd)
     }
 }
 
@@ -246,16 +274,15 @@ impl CongestionControl for HighSpeed {
         }
     }
     fn on_congestion(&mut self, info: &LossInfo) {
-        self.ssthresh = self.decrease(info.window).max(2.0);
-        self.cwnd = self.ssthresh;
+        let (ssthresh, cwnd) = self.decrease(info.window, false);
+        self.ssthresh = ssthresh.max(2.0);
+        self.cwnd = if self.c.variant == Variant::Ns2 { cwnd } else { self.ssthresh };
         self.first_decrease = false;
-        self.after_timeout = false;
     }
     fn on_timeout(&mut self, info: &LossInfo) {
-        self.ssthresh = self.decrease(info.window).max(2.0);
+        self.ssthresh = self.decrease(info.window, true).0.max(2.0);
         self.cwnd = 1.0;
         self.first_decrease = false;
-        self.after_timeout = true;
     }
 }
 
@@ -271,7 +298,7 @@ impl CcConfig for HighSpeedConfig {
             ai: 0,
             cnt: 0.0,
             first_decrease: true,
-            after_timeout: false,
+            decrease_num: 0.5,
         })
     }
     fn params(&self) -> serde_json::Value {
@@ -375,7 +402,7 @@ mod tests {
     #[test]
     fn linux_is_a_step_function_of_its_table() {
         let c = cfg(Variant::Linux);
-        let mut h = c.build(CcInit { initial_cwnd: 100.0, initial_ssthresh: 2.0 });
+        let mut h = c.build(CcInit { initial_cwnd: 100.0, initial_ssthresh: 2.0, ..Default::default() });
         // 38 < w <= 118: a = 2, +2 on the counter per ACK: 50 ACKs reach 101, 51 more 102.
         let ack = AckInfo { acked_segs: 1.0, ..Default::default() };
         for _ in 0..100 {
@@ -392,21 +419,47 @@ mod tests {
     #[test]
     fn ns2_halves_on_its_first_decrease() {
         let c = cfg(Variant::Ns2);
-        let mut h = c.build(CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0 });
+        let mut h = c.build(CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0, ..Default::default() });
         h.on_congestion(&LossInfo { window: 1000.0, ..Default::default() });
         assert_eq!(h.cwnd(), 500.0);
+        h.set_cwnd(1000.0);
         h.on_congestion(&LossInfo { window: 1000.0, ..Default::default() });
         assert!((h.cwnd() - 1000.0 * (1.0 - c.b(1000.0))).abs() < 1e-9);
+        assert_eq!(h.ssthresh(), h.cwnd());
         let r = cfg(Variant::Rfc);
-        let mut h = r.build(CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0 });
+        let mut h = r.build(CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0, ..Default::default() });
         h.on_congestion(&LossInfo { window: 1000.0, ..Default::default() });
         assert!((h.cwnd() - 1000.0 * (1.0 - r.b(1000.0))).abs() < 1e-9);
+    }
+
+    /// ns-2's `slowdown` at a timeout halves ssthresh (its `last_cwnd_action_` is a timeout
+    /// then), a fast retransmit after it cuts by `b(cwnd)`; at or below `low_window` the
+    /// window keeps `decrease_num_·W`, the last `b` above it.
+    #[test]
+    fn ns2_slowdown_at_a_timeout_and_at_small_windows() {
+        let c = cfg(Variant::Ns2);
+        let mut h = c.build(CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0, ..Default::default() });
+        h.on_congestion(&LossInfo { window: 1000.0, ..Default::default() }); // first: halves
+        h.set_cwnd(1000.0);
+        h.on_timeout(&LossInfo { window: 1000.0, ..Default::default() });
+        assert_eq!(h.ssthresh(), 500.0, "a timeout halves ssthresh");
+        h.set_cwnd(800.0);
+        h.set_ssthresh(700.0);
+        h.on_congestion(&LossInfo { window: 800.0, ..Default::default() });
+        let cut = 800.0 * (1.0 - c.b(800.0));
+        assert!((h.ssthresh() - cut).abs() < 1e-9 && (h.cwnd() - cut).abs() < 1e-9, "{} {}", h.ssthresh(), h.cwnd());
+        // At 30 segments (≤ low_window, in congestion avoidance) ns-2 keeps b(800)·W.
+        h.set_cwnd(30.0);
+        h.set_ssthresh(20.0);
+        h.on_congestion(&LossInfo { window: 30.0, ..Default::default() });
+        assert!((h.cwnd() - 30.0 * c.b(800.0)).abs() < 1e-9, "{}", h.cwnd());
+        assert_eq!(h.ssthresh(), h.cwnd());
     }
 
     #[test]
     fn limited_slow_start_above_max_ssthresh() {
         let c = HighSpeedConfig { max_ssthresh: 100.0, ..Default::default() };
-        let mut h = c.build(CcInit { initial_cwnd: 300.0, initial_ssthresh: 1e9 });
+        let mut h = c.build(CcInit { initial_cwnd: 300.0, initial_ssthresh: 1e9, ..Default::default() });
         h.on_ack(&AckInfo { acked_segs: 1.0, ..Default::default() });
         // K = floor(300 / 50) = 6.
         assert!((h.cwnd() - (300.0 + 1.0 / 6.0)).abs() < 1e-12);

@@ -147,10 +147,13 @@ pub trait CongestionControl: Send {
 }
 
 /// Parameters common to every controller's construction.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct CcInit {
     pub initial_cwnd: f64,
     pub initial_ssthresh: f64,
+    /// The flow uses the TCP timestamps option (Linux 2.6.22's CUBIC measures its
+    /// `delay_min` from timestamps only).
+    pub timestamps: bool,
 }
 
 /// A controller's typed configuration (its `cc_params`), which is also its factory: each
@@ -191,6 +194,50 @@ pub fn reno_increase(cwnd: f64, ssthresh: f64, credit: f64) -> f64 {
         cwnd = ssthresh;
     }
     cwnd + credit / cwnd
+}
+
+/// Linux ≤ 2.6.22's step in congestion avoidance, once per ACK (`bictcp_cong_avoid`,
+/// `tcp_scalable_cong_avoid`): one segment when the count of ACKs `count` has reached `cnt`,
+/// the count then cleared, else the count goes up by one. At most one segment per ACK,
+/// whatever the count reached while `cnt` was larger.
+#[inline]
+pub fn ai_per_ack(cwnd: &mut f64, count: &mut f64, cnt: f64) {
+    if *count >= cnt {
+        *cwnd = crate::units::floor(*cwnd) + 1.0;
+        *count = 0.0;
+    } else {
+        *count += 1.0;
+    }
+}
+
+/// Current Linux's `tcp_cong_avoid_ai(w, acked)`: credits counted at a larger `w` are
+/// applied gently (one segment, the count cleared), then `acked` is counted and every
+/// whole `w` of it adds a segment.
+#[inline]
+pub fn ai_by_count(cwnd: &mut f64, count: &mut f64, w: f64, acked: f64) {
+    let mut c = crate::units::floor(*cwnd);
+    if *count >= w {
+        *count = 0.0;
+        c += 1.0;
+    }
+    *count += acked;
+    if *count >= w {
+        let d = crate::units::floor(*count / w);
+        *count -= d * w;
+        c += d;
+    }
+    *cwnd = c;
+}
+
+/// The packets an ACK covers, as Linux's `pkts_acked` counts them (the window credit's
+/// rounding when the ACK gives no byte count).
+#[inline]
+pub fn pkts_acked(info: &AckInfo) -> u64 {
+    if info.mss > 0 && info.acked_bytes > 0 {
+        info.acked_bytes.div_ceil(info.mss as u64)
+    } else {
+        (info.acked_segs.round() as u64).max(1)
+    }
 }
 
 /// Standard Reno halving: `max(window/2, 2)` segments.

@@ -72,7 +72,7 @@ mod tests {
 
     #[test]
     fn slow_start_then_avoidance() {
-        let mut r = Reno::new(CcInit { initial_cwnd: 2.0, initial_ssthresh: 8.0 });
+        let mut r = Reno::new(CcInit { initial_cwnd: 2.0, initial_ssthresh: 8.0, ..Default::default() });
         for _ in 0..6 {
             r.on_ack(&ack());
         }
@@ -86,7 +86,7 @@ mod tests {
 
     #[test]
     fn a_large_byte_counted_ack_stops_slow_start_at_ssthresh() {
-        let mut r = Reno::new(CcInit { initial_cwnd: 1.0, initial_ssthresh: 4.0 });
+        let mut r = Reno::new(CcInit { initial_cwnd: 1.0, initial_ssthresh: 4.0, ..Default::default() });
         r.on_ack(&AckInfo { acked_segs: 40.0, ..ack() });
         // 3 segments of slow start to reach 4, then 37/4 in avoidance.
         assert!((r.cwnd() - (4.0 + 37.0 / 4.0)).abs() < 1e-12, "{}", r.cwnd());
@@ -94,7 +94,7 @@ mod tests {
 
     #[test]
     fn halves_on_loss_and_collapses_on_timeout() {
-        let mut r = Reno::new(CcInit { initial_cwnd: 20.0, initial_ssthresh: 1e9 });
+        let mut r = Reno::new(CcInit { initial_cwnd: 20.0, initial_ssthresh: 1e9, ..Default::default() });
         r.on_congestion(&LossInfo { window: 20.0, ..Default::default() });
         assert_eq!((r.cwnd(), r.ssthresh()), (10.0, 10.0));
         r.on_timeout(&LossInfo { window: 3.0, ..Default::default() });

@@ -254,7 +254,7 @@ mod tests {
     #[test]
     fn loss_reaction_uses_the_estimate() {
         let mut w = Westwood::new(
-            CcInit { initial_cwnd: 2.0, initial_ssthresh: 1e9 },
+            CcInit { initial_cwnd: 2.0, initial_ssthresh: 1e9, ..Default::default() },
             Box::new(Ewma::new("original", 1.0, Filter::None)),
             false,
             false,
@@ -272,14 +272,24 @@ mod tests {
         assert_eq!(w.cwnd, 1.0);
         assert!((w.ssthresh - 50.0).abs() < 1e-6);
         // No estimate yet: the floor of 2 segments.
-        let mut z = Westwood::new(CcInit { initial_cwnd: 2.0, initial_ssthresh: 1e9 }, Box::new(Tustin::new(1.0)), false, false);
+        let mut z = Westwood::new(
+            CcInit { initial_cwnd: 2.0, initial_ssthresh: 1e9, ..Default::default() },
+            Box::new(Tustin::new(1.0)),
+            false,
+            false,
+        );
         z.on_congestion(&LossInfo { mss: 1000, ..Default::default() });
         assert_eq!(z.ssthresh, 2.0);
     }
 
     #[test]
     fn finds_the_previous_transmission() {
-        let mut w = Westwood::new(CcInit { initial_cwnd: 2.0, initial_ssthresh: 1e9 }, Box::new(Tustin::new(1.0)), true, false);
+        let mut w = Westwood::new(
+            CcInit { initial_cwnd: 2.0, initial_ssthresh: 1e9, ..Default::default() },
+            Box::new(Tustin::new(1.0)),
+            true,
+            false,
+        );
         for (i, t) in [10, 20, 35, 35, 80].into_iter().enumerate() {
             w.on_packet_sent(t, 1000 * i as u64, 1000, false);
         }

@@ -64,6 +64,9 @@ impl QueueConfig for DropTailConfig {
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)
     }
+    fn byte_limit(&self) -> Option<u64> {
+        self.limit.bytes()
+    }
 }
 
 /// Parses `limit`.

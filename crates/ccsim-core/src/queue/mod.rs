@@ -159,6 +159,14 @@ impl serde::Serialize for Limit {
 }
 
 impl Limit {
+    /// The limit in bytes, if it is given in bytes.
+    pub fn bytes(self) -> Option<u64> {
+        match self {
+            Limit::Bytes(b) => Some(b),
+            Limit::Packets(_) => None,
+        }
+    }
+
     /// Whether a packet of `size` bytes fits in `fifo`.
     #[inline]
     pub fn admits(&self, fifo: &Fifo, size: u32) -> bool {
@@ -246,6 +254,11 @@ pub trait QueueConfig: Send + Sync + std::fmt::Debug {
     fn build(&self, rng: Stream) -> Box<dyn Queue>;
     /// Every parameter, defaults resolved, as scenario values (for reports).
     fn params(&self) -> Value;
+    /// The queue's limit when it is given in bytes (validation warns of packets larger
+    /// than it: each is dropped on arrival).
+    fn byte_limit(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Parses a discipline's fields (the table beside `kind`).
@@ -266,7 +279,10 @@ pub fn parse_limit(o: &mut Obj, key: &'static str, default: Limit, errs: &mut Er
     let bad = |errs: &mut Errors| {
         errs.add(
             o.at(key),
-            format!("invalid queue limit {}: give packets as a whole number or '100pkt', or bytes as '150KB'", crate::config::show(v)),
+            format!(
+                "invalid queue limit {}: give packets as a whole number of at least 1 (100 or '100pkt'), or bytes as '150KB'",
+                crate::config::show(v)
+            ),
         );
         None
     };

@@ -301,6 +301,9 @@ impl QueueConfig for RedParams {
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)
     }
+    fn byte_limit(&self) -> Option<u64> {
+        self.limit.bytes()
+    }
 }
 
 /// Scenario: `{ kind = "red", limit = 50, min_th = 5, max_th = 15, max_p = 0.1, w_q = 0.002,

@@ -246,6 +246,9 @@ impl QueueConfig for RedRioParams {
     fn params(&self) -> serde_json::Value {
         crate::config::params_of(self)
     }
+    fn byte_limit(&self) -> Option<u64> {
+        self.limit.bytes()
+    }
 }
 
 /// A class's `[min_th, max_th, max_p]` (`field`), or its default.

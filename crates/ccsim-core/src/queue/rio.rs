@@ -21,8 +21,14 @@
 //!   `p_a = p_b/(1 − count·p_b)` (unguarded as ns-2: negative when `count·p_b > 1`, and no
 //!   early drop then; `guard = true` makes it 1), early drop if `U ≤ p_a` (count 0);
 //!   `avg ≤ min` → count −1. No gentle or byte mode.
-//! - **Idle decay**: the first arrival after the queue was idle for T decays every average by
-//!   `(1 − w_q)^(ptc·T)`, `ptc = rate/(8·mean_pktsize)`.
+//! - **Idle decay**, per precedence as dsRED keeps it: when a packet leaves (its
+//!   transmission starts) and its precedence has no packet left, that precedence turns
+//!   idle (`rio_c`: with every higher one that has none either, provided no lower one has
+//!   packets; `rio_d`: that one; `wred`: the one average); an arrival that updates an idle
+//!   precedence's average first decays it by `(1 − w_q)^m`, `m = ⌊ptc·T⌋`, T the time since
+//!   it turned idle, `ptc = rate/(8·mean_pktsize)`; a packet queued ends the idle periods
+//!   its arrival updated (a dropped one does not). The physical queue's limit is checked
+//!   before any average moves (an overflow leaves them alone).
 
 use super::{reserve_for, DropReason, Dropped, Fifo, Limit, LinkInfo, Queue, QueueConfig};
 use crate::config::{show, Errors, Obj};
@@ -66,7 +72,6 @@ pub struct RioParams {
     pub phb_entries: Vec<(u8, u8)>,
     pub guard: bool,
     pub ptc: f64,
-    pub rate_bps: u64,
 }
 
 /// The drop precedence of a code point among `n` precedences.
@@ -88,7 +93,8 @@ pub struct Rio {
     qlen: [usize; MAX_PRECEDENCES],
     avg: [f64; MAX_PRECEDENCES],
     count: [i64; MAX_PRECEDENCES],
-    idle_since: Option<Time>,
+    /// Per precedence (dsRED's `idle_`, `idletime_`): idle since this time, if idle.
+    idle_since: [Option<Time>; MAX_PRECEDENCES],
     rng: SimRng,
     last_p: f64,
 }
@@ -101,7 +107,7 @@ impl Rio {
             qlen: [0; MAX_PRECEDENCES],
             avg: [0.0; MAX_PRECEDENCES],
             count: [-1; MAX_PRECEDENCES],
-            idle_since: Some(0),
+            idle_since: [Some(0); MAX_PRECEDENCES],
             rng,
             last_p: 0.0,
         }
@@ -126,25 +132,27 @@ impl Rio {
         }
     }
 
-    /// Updates the averages an arrival of precedence `j` moves.
+    /// The precedences whose averages an arrival of precedence `j` moves (dsRED keeps the
+    /// one `wred` average, and its idle state, at 0).
+    fn moved(&self, j: usize) -> std::ops::Range<usize> {
+        match self.p.mode {
+            RioMode::RioC => j..self.n(),
+            RioMode::RioD => j..j + 1,
+            RioMode::Wred => 0..1,
+        }
+    }
+
+    /// Updates the averages an arrival of precedence `j` moves (dsRED's `calcAvg(i, m + 1)`).
     fn update(&mut self, now: Time, j: usize) {
         let w = self.p.w_q;
-        if let Some(t) = self.idle_since.take() {
-            let m = (self.p.ptc * to_secs(now.saturating_sub(t))).min(1e9);
-            let decay = libm::pow(1.0 - w, m);
-            for a in &mut self.avg {
-                *a *= decay;
-            }
-        }
-        let n = self.n();
-        let moved = match self.p.mode {
-            RioMode::RioC => j..n,
-            RioMode::RioD => j..j + 1,
-            RioMode::Wred => 0..n,
-        };
-        for k in moved {
+        for k in self.moved(j) {
+            let m = self.idle_since[k].map_or(0.0, |t| libm::floor((self.p.ptc * to_secs(now.saturating_sub(t))).min(1e9)));
             let q = self.length_for(k);
-            self.avg[k] = (1.0 - w) * self.avg[k] + w * q;
+            self.avg[k] = libm::pow(1.0 - w, m + 1.0) * self.avg[k] + w * q;
+        }
+        if self.p.mode == RioMode::Wred {
+            let a = self.avg[0];
+            self.avg[1..].fill(a);
         }
     }
 
@@ -205,26 +213,43 @@ impl Queue for Rio {
     fn enqueue(&mut self, now: Time, id: PktId, pool: &PacketPool, dropped: &mut Dropped) {
         let pkt = pool.get(id);
         let k = self.prec(pkt.dscp);
-        self.update(now, k);
         if !self.p.limit.admits(&self.fifo, pkt.size) {
             dropped.push((id, DropReason::Overflow));
             return;
         }
+        self.update(now, k);
         if let Some(r) = self.decide(k) {
             dropped.push((id, r));
             return;
         }
         self.fifo.push(id, pool);
         self.qlen[k] += 1;
+        // dsRED's updateIdleFlag: the averages this arrival moved are busy again.
+        for i in self.moved(k) {
+            self.idle_since[i] = None;
+        }
     }
 
     fn dequeue(&mut self, now: Time, pool: &PacketPool) -> Option<PktId> {
         let id = self.fifo.pop(pool)?;
         let k = self.prec(pool.get(id).dscp);
         self.qlen[k] -= 1;
-        if self.fifo.is_empty() {
-            let tx = crate::units::serialization(pool.get(id).size, self.p.rate_bps.max(1), &mut 0);
-            self.idle_since = Some(now + tx);
+        if self.qlen[k] == 0 {
+            // dsRED's updateREDStateVar, at the dequeue.
+            match self.p.mode {
+                RioMode::RioC => {
+                    if self.qlen[..k].iter().all(|&q| q == 0) {
+                        for i in k..self.n() {
+                            if self.qlen[i] != 0 {
+                                break;
+                            }
+                            self.idle_since[i] = Some(now);
+                        }
+                    }
+                }
+                RioMode::RioD => self.idle_since[k] = Some(now),
+                RioMode::Wred => self.idle_since[0] = Some(now),
+            }
         }
         Some(id)
     }
@@ -261,6 +286,9 @@ impl QueueConfig for RioParams {
     }
     fn params(&self) -> Value {
         crate::config::params_of(self)
+    }
+    fn byte_limit(&self) -> Option<u64> {
+        self.limit.bytes()
     }
 }
 
@@ -332,12 +360,13 @@ pub fn parse(o: &mut Obj, link: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn 
         }
     }
     let ptc = link.rate_bps as f64 / (8.0 * mean);
-    Some(Arc::new(RioParams { limit: limit?, mode, curves, w_q, phb, phb_entries, guard, ptc, rate_bps: link.rate_bps }))
+    Some(Arc::new(RioParams { limit: limit?, mode, curves, w_q, phb, phb_entries, guard, ptc }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::MS;
 
     fn rio(mode: RioMode) -> (Rio, PacketPool) {
         let curves = vec![Curve { min_th: 20.0, max_th: 80.0, max_p: 0.02 }, Curve { min_th: 20.0, max_th: 50.0, max_p: 0.1 }];
@@ -350,7 +379,6 @@ mod tests {
             w_q: 1.0,
             guard: false,
             ptc: 1000.0,
-            rate_bps: 8_000_000,
         };
         (Rio::new(p, crate::rng::stream(1, "rio")), PacketPool::new())
     }
@@ -375,7 +403,7 @@ mod tests {
     #[test]
     fn coupled_averages_follow_in_and_total_lengths() {
         let (mut r, mut pool) = rio(RioMode::RioC);
-        r.idle_since = None;
+        r.idle_since = [None; MAX_PRECEDENCES];
         for _ in 0..10 {
             put(&mut r, &mut pool, 10);
         }
@@ -390,7 +418,7 @@ mod tests {
         assert_eq!((r.avg[0], r.avg[1]), (10.0, 40.0));
         // Decoupled: OUT averages its own 30.
         let (mut d, mut pool) = rio(RioMode::RioD);
-        d.idle_since = None;
+        d.idle_since = [None; MAX_PRECEDENCES];
         for _ in 0..10 {
             put(&mut d, &mut pool, 10);
         }
@@ -419,7 +447,7 @@ mod tests {
         // since the last drop; p_b from the precedence's own curve.
         for (dscp, k, q) in [(12u8, 1usize, 25usize), (12, 1, 35), (12, 1, 45), (10, 0, 35), (10, 0, 60), (10, 0, 75)] {
             let (mut r, mut pool) = rio(RioMode::RioD);
-            r.idle_since = None;
+            r.idle_since = [None; MAX_PRECEDENCES];
             for _ in 0..q {
                 put(&mut r, &mut pool, dscp);
             }
@@ -454,5 +482,58 @@ mod tests {
         assert_eq!((r.prec(10), r.prec(12), r.prec(0), r.prec(46)), (0, 1, 1, 1));
         r.p.phb[46] = 0; // EF treated as IN
         assert_eq!(r.prec(46), 0);
+    }
+
+    /// dsRED's idle decay is per precedence: IN's average decays while OUT packets keep the
+    /// link busy (before the thirty-eighth session only a wholly empty queue decayed).
+    #[test]
+    fn a_precedence_idles_while_others_keep_the_link_busy() {
+        let (mut r, mut pool) = rio(RioMode::RioC);
+        r.p.w_q = 0.5;
+        r.p.curves = vec![Curve { min_th: 1e3, max_th: 2e3, max_p: 0.1 }; 2];
+        fn arrive(r: &mut Rio, pool: &mut PacketPool, now: Time, dscp: u8) {
+            let id = pool.alloc(Packet { size: 1000, dscp, ..Default::default() });
+            r.enqueue(now, id, pool, &mut Dropped::new());
+        }
+        for _ in 0..4 {
+            arrive(&mut r, &mut pool, 0, 12); // OUT
+        }
+        for _ in 0..8 {
+            arrive(&mut r, &mut pool, 0, 10); // IN
+        }
+        assert_eq!(r.idle_since[..2], [None, None]);
+        let in_avg = r.avg[0];
+        assert!(in_avg > 5.0, "{in_avg}");
+        // Four OUT packets then eight IN leave; the IN virtual queue empties at 12 ms while
+        // two OUT packets came in behind: IN idles, OUT does not.
+        for t in 0..4 {
+            r.dequeue(t * MS, &pool);
+        }
+        arrive(&mut r, &mut pool, 4 * MS, 12);
+        arrive(&mut r, &mut pool, 4 * MS, 12);
+        for t in 4..12 {
+            r.dequeue(t * MS, &pool);
+        }
+        assert_eq!(r.idle_since[0], Some(11 * MS));
+        assert_eq!(r.idle_since[1], None);
+        assert!(!r.fifo.is_empty());
+        // An IN arrival 0.5 s after IN turned idle (ptc = 1000/s): m = 500, IN's average
+        // decays by 0.5^(m + 1) (and adds half of the IN packets queued before it: none).
+        let before_total = r.avg[1];
+        arrive(&mut r, &mut pool, 511 * MS, 10);
+        assert_eq!(r.avg[0], libm::pow(0.5, 501.0) * in_avg);
+        // The total was not idle: one step, no decay.
+        assert_eq!(r.avg[1], 0.5 * before_total + 0.5 * 2.0);
+        assert_eq!(r.idle_since[..2], [None, None]);
+        // rio_d and wred: an overflow leaves the averages alone.
+        let (mut w, mut pool) = rio(RioMode::Wred);
+        w.p.limit = Limit::Packets(1);
+        let mut dropped = Dropped::new();
+        for now in [0, 1] {
+            let id = pool.alloc(Packet { size: 1000, dscp: 12, ..Default::default() });
+            w.enqueue(now, id, &pool, &mut dropped);
+        }
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(w.avg, [0.0; MAX_PRECEDENCES], "w_q = 1 with an empty queue, then an overflow");
     }
 }

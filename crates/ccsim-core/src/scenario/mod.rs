@@ -427,6 +427,7 @@ fn parse(v: &Value, errs: &mut Errors) -> Option<Spec> {
     if elements_ok {
         paths::check_cells(&topo, &flows.flows, &generators, &elements.elements, &mut refs);
     }
+    paths::check_byte_limits(&topo, &flows.flows, &generators, &mut refs);
     let tr = traces::parse(&mut top, &topo, &flows, &elements, sim.duration, errs, &mut refs);
     traces::check_capture_mss(&tr, &flows, &generators, errs);
     if topology_ok {

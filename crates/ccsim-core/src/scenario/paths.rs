@@ -230,3 +230,57 @@ pub(super) fn check_cells(
         );
     }
 }
+
+/// A queue limited in bytes below the largest packet of a flow whose data crosses it drops
+/// every such packet, even with its link idle (an arriving packet counts in the queue, as
+/// in ns-2): warned once per link direction, naming a flow and the sizes. Static flows and
+/// generators' host pairs (at most `MAX_PAIRS` per generator) are checked, in scenarios
+/// with a queue limited in bytes.
+pub(super) fn check_byte_limits(topo: &topology::Topology, flows: &[FlowSpec], generators: &[GeneratorSpec], errs: &mut Errors) {
+    const MAX_PAIRS: usize = 4096;
+    let limit = |d: usize| topo.links[d / 2].queue[d % 2].byte_limit();
+    if !(0..2 * topo.links.len()).any(|d| limit(d).is_some()) {
+        return;
+    }
+    let n = topo.nodes.names.len();
+    let (dirs, routes) = routing(topo);
+    let statics = flows.iter().flat_map(|f| f.dsts.iter().map(move |&d| (format!("flow '{}'", f.name), f.app.largest_packet(), f.src, d)));
+    let generated = generators.iter().flat_map(|g| {
+        let pairs = g.src.iter().flat_map(move |&s| g.dst.iter().map(move |&d| (s, d))).filter(|(s, d)| s != d);
+        pairs.take(MAX_PAIRS).map(move |(s, d)| (format!("generator '{}'", g.name), g.transport.largest_packet(), s, d))
+    });
+    // Per link direction: the first flow found too large for it, its packet and the limit.
+    let mut too_small: Vec<(u32, String, u64, u64)> = Vec::new();
+    for (who, size, src, dst) in statics.chain(generated) {
+        let Some(size) = size else { continue };
+        let (mut at, mut hops) = (src, 0);
+        while at != dst && hops <= n {
+            let d = routes.next(at, dst);
+            if d == crate::net::NO_ROUTE {
+                break;
+            }
+            if let Some(l) = limit(d as usize).filter(|&l| l < size) {
+                if !too_small.iter().any(|(x, ..)| *x == d) {
+                    too_small.push((d, who.clone(), size, l));
+                }
+            }
+            at = dirs[d as usize].1;
+            hops += 1;
+        }
+    }
+    let names = &topo.nodes.names;
+    for (d, who, size, l) in too_small {
+        let (x, y) = dirs[d as usize];
+        errs.warn(
+            "links",
+            format!(
+                "link '{}': the queue of {}->{} holds {l} bytes, less than the {size}-byte packets of {who}: each is \
+                 dropped on arrival, even with the link idle (an arriving packet counts in the queue, as in ns-2); give a \
+                 limit of at least {size}B",
+                topo.links[d as usize / 2].name,
+                names[x as usize],
+                names[y as usize]
+            ),
+        );
+    }
+}

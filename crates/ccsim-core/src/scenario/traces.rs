@@ -192,7 +192,7 @@ pub(crate) fn check_capture_mss(traces: &Traces, flows: &Flows, generators: &[su
     let too_big = |app: &dyn crate::agent::FlowConfig| {
         let p = app.params();
         let ts = if p.get("timestamps").and_then(Value::as_bool) == Some(true) { 12 } else { 0 };
-        p.get("mss").and_then(Value::as_u64).is_some_and(|m| m + ts > 65_495)
+        p.get("mss").and_then(Value::as_u64).is_some_and(|m| m + ts > 65_495) || app.largest_packet().is_some_and(|s| s > 65_535)
     };
     let big: Vec<String> = flows
         .flows
@@ -206,8 +206,8 @@ pub(crate) fn check_capture_mss(traces: &Traces, flows: &Flows, generators: &[su
         errs.warn(
             "traces",
             format!(
-                "{first}{more} sends TCP segments larger than an IPv4 packet carries (65 535 bytes with the headers and \
-                 options): they are cut in pcap captures, which then show them as lost"
+                "{first}{more} sends packets larger than an IPv4 packet can be (65 535 bytes with the headers and \
+                 options): pcap captures cut them to that length (and then show TCP segments as lost)"
             ),
         );
     }

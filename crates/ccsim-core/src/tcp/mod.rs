@@ -543,6 +543,9 @@ impl FlowConfig for TcpFlow {
     fn receiver_completes(&self) -> bool {
         true
     }
+    fn largest_packet(&self) -> Option<u64> {
+        Some(self.cfg.data_size(self.cfg.mss) as u64)
+    }
 }
 
 impl TcpConfig {

@@ -144,7 +144,7 @@ impl<C: CongestionControl> TcpSender<C> {
 
     /// What a sender's controller starts from.
     pub fn cc_init(cfg: &TcpConfig) -> CcInit {
-        CcInit { initial_cwnd: cfg.initial_window, initial_ssthresh: cfg.initial_ssthresh }
+        CcInit { initial_cwnd: cfg.initial_window, initial_ssthresh: cfg.initial_ssthresh, timestamps: cfg.timestamps }
     }
 
     /// Window growth on an ACK of new data, capped at `max_cwnd` (ns-2 `maxcwnd_`).

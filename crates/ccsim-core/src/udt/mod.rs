@@ -228,4 +228,7 @@ impl FlowConfig for UdtFlow {
         // The ns-2 module's receiver may never hold every packet (its ACKs step over holes).
         self.cfg.record_losses
     }
+    fn largest_packet(&self) -> Option<u64> {
+        Some(self.cfg.packet_size as u64)
+    }
 }
