@@ -141,9 +141,12 @@ impl CongestionControl for Bic {
     }
     super::window_fields!();
     fn on_ack(&mut self, info: &AckInfo) {
-        // Linux's bictcp_acked (in the Open state): delayed_ack += pkts − delayed_ack/16.
-        let pkts = super::pkts_acked(info);
-        self.delayed_ack = self.delayed_ack + pkts - (self.delayed_ack >> ACK_RATIO_SHIFT);
+        // Linux's bictcp_acked (in the Open state only: not on the ACK that ends recovery
+        // nor while a timeout's data is acknowledged): delayed_ack += pkts − delayed_ack/16.
+        if !info.in_recovery {
+            let pkts = super::pkts_acked(info);
+            self.delayed_ack = self.delayed_ack + pkts - (self.delayed_ack >> ACK_RATIO_SHIFT);
+        }
         let old = self.c.version == "2.6.22";
         // Slow start while cwnd < ssthresh (2.6.22: cwnd <= ssthresh, one step further).
         let ss = if old { self.ssthresh + 1.0 } else { self.ssthresh };

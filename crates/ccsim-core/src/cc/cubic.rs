@@ -233,8 +233,8 @@ impl CongestionControl for Cubic {
     super::window_fields!();
     fn on_ack(&mut self, info: &AckInfo) {
         let v21 = self.c.version == Version::V21;
-        if v21 {
-            // bictcp_acked (the Open state): delayed_ack += pkts − delayed_ack/16.
+        if v21 && !info.in_recovery {
+            // bictcp_acked (the Open state only): delayed_ack += pkts − delayed_ack/16.
             let pkts = super::pkts_acked(info);
             self.delayed_ack = self.delayed_ack + pkts - (self.delayed_ack >> ACK_RATIO_SHIFT);
         }
@@ -423,6 +423,13 @@ mod tests {
             assert_eq!(c.delayed_ack, 31, "ACK {i}");
         }
         assert_eq!(c.cnt, 25.0, "50·16/31");
+        // The ACK that ends a recovery covers a window: Linux, in its Recovery state then,
+        // leaves the estimate alone (it would have jumped to 31 + 500 − 1).
+        let exit = AckInfo { now: 2 * SEC, acked_bytes: 500_000, mss: 1000, acked_segs: 1.0, in_recovery: true, ..Default::default() };
+        c.on_ack(&exit);
+        assert_eq!(c.delayed_ack, 31);
+        c.on_ack(&AckInfo { in_recovery: false, acked_bytes: 2000, ..exit });
+        assert_eq!(c.delayed_ack, 31 + 2 - 1, "two packets, in the Open state");
         c.on_timeout(&LossInfo { window: 510.0, ..Default::default() });
         assert_eq!((c.delayed_ack, c.w_max, c.loss_seen, c.acked), (32, 0.0, false, 0.0));
     }

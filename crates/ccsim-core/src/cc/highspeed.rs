@@ -233,7 +233,7 @@ impl HighSpeed {
         let half = self.first_decrease || self.cwnd < self.ssthresh;
         let ssthresh = if half || timeout { halfwin } else { decreasewin };
         let cwnd = if half || self.decrease_num == 0.5 { halfwin } else { decreasewin };
-        (ssthresh, cwnd)
+        (ssthresh, cwnd.max(1.0))
     }
 }
 
@@ -454,6 +454,11 @@ mod tests {
         h.on_congestion(&LossInfo { window: 30.0, ..Default::default() });
         assert!((h.cwnd() - 30.0 * c.b(800.0)).abs() < 1e-9, "{}", h.cwnd());
         assert_eq!(h.ssthresh(), h.cwnd());
+        // Never below one segment (b(800)·2 = 0.68).
+        h.set_cwnd(2.0);
+        h.set_ssthresh(2.0);
+        h.on_congestion(&LossInfo { window: 2.0, ..Default::default() });
+        assert_eq!((h.cwnd(), h.ssthresh()), (1.0, 2.0));
     }
 
     #[test]

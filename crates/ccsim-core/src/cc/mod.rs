@@ -68,7 +68,9 @@ pub struct AckInfo {
     pub ack: u64,
     /// Echoed send time of the segment that triggered this ACK (ns-2 `ts_echo`).
     pub ts_echo: Time,
-    /// The sender is in loss recovery.
+    /// The ACK came in loss recovery: fast recovery, or after a timeout until what was
+    /// outstanding at it is acknowledged (Linux's Recovery and Loss states); the ACK that
+    /// ends recovery counts as in it.
     pub in_recovery: bool,
 }
 

@@ -497,7 +497,7 @@ impl<C: CongestionControl> Agent for TcpSender<C> {
             dup: !new,
             ack,
             ts_echo: p.ts_echo,
-            in_recovery: self.in_recovery,
+            in_recovery: self.in_recovery || self.snd_una < self.recover,
         };
         self.cc.on_ack_received(&info);
         if self.cfg.recovery == Recovery::Sack1 {
