@@ -1,15 +1,55 @@
 //! What a flow's path needs of the nodes along it: a replicating element wherever a
-//! multicast tree branches, and AAL5 where its packets become cells and where cells
-//! become packets again.
+//! multicast tree branches, AAL5 where its packets become cells and where cells become
+//! packets again, and queues its packets fit.
 
 use super::{topology, ElementSpec, FlowSpec, GeneratorSpec};
+use crate::agent::FlowConfig;
 use crate::config::Errors;
+use crate::net::Routes;
+
+/// Host pairs checked per generator (its flows may go between any of them).
+const MAX_PAIRS: usize = 4096;
+
+/// Every static flow's (sender, receiver) pairs and generators' host pairs (at most
+/// [`MAX_PAIRS`] per generator): who (for messages), the static flow's index, what it runs,
+/// source, destination.
+fn endpoints<'a>(
+    flows: &'a [FlowSpec],
+    generators: &'a [GeneratorSpec],
+) -> impl Iterator<Item = (String, Option<u32>, &'a dyn FlowConfig, u32, u32)> + 'a {
+    let statics = flows
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| f.dsts.iter().map(move |&d| (format!("flow '{}'", f.name), Some(fi as u32), f.app.as_ref(), f.src, d)));
+    let generated = generators.iter().flat_map(|g| {
+        let pairs = g.src.iter().flat_map(move |&s| g.dst.iter().map(move |&d| (s, d))).filter(|(s, d)| s != d);
+        pairs.take(MAX_PAIRS).map(move |(s, d)| (format!("generator '{}'", g.name), None, g.transport.as_ref(), s, d))
+    });
+    statics.chain(generated)
+}
+
+/// The link directions of the route from `from` to `to`, in order; it ends early where no
+/// route goes on (or after as many hops as there are nodes).
+fn route<'a>(routes: &'a Routes, dirs: &'a [(u32, u32)], from: u32, to: u32, nodes: usize) -> impl Iterator<Item = u32> + 'a {
+    let (mut at, mut hops) = (from, 0);
+    std::iter::from_fn(move || {
+        if at == to || hops > nodes {
+            return None;
+        }
+        let d = routes.next(at, to);
+        if d == crate::net::NO_ROUTE {
+            return None;
+        }
+        (at, hops) = (dirs[d as usize].1, hops + 1);
+        Some(d)
+    })
+}
 
 /// The topology's link directions (`2·link + side`, `a→b` first), its routes, and whether
 /// a direction queues cells.
-fn routing(topo: &topology::Topology) -> (Vec<(u32, u32)>, crate::net::Routes) {
+fn routing(topo: &topology::Topology) -> (Vec<(u32, u32)>, Routes) {
     let dirs: Vec<(u32, u32)> = topo.links.iter().flat_map(|l| [(l.a, l.b), (l.b, l.a)]).collect();
-    let routes = crate::net::Routes::new(topo.nodes.names.len(), &dirs);
+    let routes = Routes::new(topo.nodes.names.len(), &dirs);
     (dirs, routes)
 }
 
@@ -150,7 +190,6 @@ pub(super) fn check_cells(
     elements: &[ElementSpec],
     errs: &mut Errors,
 ) {
-    const MAX_PAIRS: usize = 4096;
     let cell = |d: usize| is_cell(topo, d);
     let has_aal5 = elements.iter().any(|e| e.config.kind() == "aal5");
     if !has_aal5 && !(0..2 * topo.links.len()).any(cell) {
@@ -181,23 +220,13 @@ pub(super) fn check_cells(
             whos.push(who.to_string());
         }
     };
-    let statics =
-        flows.iter().enumerate().flat_map(|(fi, f)| f.dsts.iter().map(move |&d| (format!("flow '{}'", f.name), Some(fi as u32), f.src, d)));
-    let generated = generators.iter().flat_map(|g| {
-        let pairs = g.src.iter().flat_map(move |&s| g.dst.iter().map(move |&d| (s, d))).filter(|(s, d)| s != d);
-        pairs.take(MAX_PAIRS).map(move |(s, d)| (format!("generator '{}'", g.name), None, s, d))
-    });
-    for (who, fi, src, dst) in statics.chain(generated) {
+    for (who, fi, _, src, dst) in endpoints(flows, generators) {
         for (from, to) in [(src, dst), (dst, src)] {
             // Where the packets became cells, if they did.
-            let (mut at, mut made, mut hops) = (from, None, 0);
-            while at != to && hops <= n {
+            let (mut at, mut made) = (from, None);
+            for d in route(&routes, &dirs, from, to, n) {
                 if made.is_none() && aal5(at, fi) {
                     made = Some(at);
-                }
-                let d = routes.next(at, to);
-                if d == crate::net::NO_ROUTE {
-                    break;
                 }
                 if cell(d as usize) && made.is_none() {
                     let (x, y) = dirs[d as usize];
@@ -210,7 +239,6 @@ pub(super) fn check_cells(
                     made = Some(from);
                 }
                 at = dirs[d as usize].1;
-                hops += 1;
             }
             if made.is_some() && at == to && !aal5(to, fi) {
                 need(to, "cells addressed to it (made by an aal5 on the way) never become packets again".to_string(), &who);
@@ -237,35 +265,21 @@ pub(super) fn check_cells(
 /// generators' host pairs (at most `MAX_PAIRS` per generator) are checked, in scenarios
 /// with a queue limited in bytes.
 pub(super) fn check_byte_limits(topo: &topology::Topology, flows: &[FlowSpec], generators: &[GeneratorSpec], errs: &mut Errors) {
-    const MAX_PAIRS: usize = 4096;
     let limit = |d: usize| topo.links[d / 2].queue[d % 2].byte_limit();
     if !(0..2 * topo.links.len()).any(|d| limit(d).is_some()) {
         return;
     }
-    let n = topo.nodes.names.len();
     let (dirs, routes) = routing(topo);
-    let statics = flows.iter().flat_map(|f| f.dsts.iter().map(move |&d| (format!("flow '{}'", f.name), f.app.largest_packet(), f.src, d)));
-    let generated = generators.iter().flat_map(|g| {
-        let pairs = g.src.iter().flat_map(move |&s| g.dst.iter().map(move |&d| (s, d))).filter(|(s, d)| s != d);
-        pairs.take(MAX_PAIRS).map(move |(s, d)| (format!("generator '{}'", g.name), g.transport.largest_packet(), s, d))
-    });
     // Per link direction: the first flow found too large for it, its packet and the limit.
     let mut too_small: Vec<(u32, String, u64, u64)> = Vec::new();
-    for (who, size, src, dst) in statics.chain(generated) {
-        let Some(size) = size else { continue };
-        let (mut at, mut hops) = (src, 0);
-        while at != dst && hops <= n {
-            let d = routes.next(at, dst);
-            if d == crate::net::NO_ROUTE {
-                break;
-            }
+    for (who, _, app, src, dst) in endpoints(flows, generators) {
+        let Some(size) = app.largest_packet() else { continue };
+        for d in route(&routes, &dirs, src, dst, topo.nodes.names.len()) {
             if let Some(l) = limit(d as usize).filter(|&l| l < size) {
                 if !too_small.iter().any(|(x, ..)| *x == d) {
                     too_small.push((d, who.clone(), size, l));
                 }
             }
-            at = dirs[d as usize].1;
-            hops += 1;
         }
     }
     let names = &topo.nodes.names;
