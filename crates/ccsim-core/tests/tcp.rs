@@ -274,6 +274,76 @@ window = 8
     assert_eq!(col(&res, "retransmitted_pkts")[0], 0.0);
 }
 
+/// A flow of `profile` held by a receiver window of 20 segments on an idle 100 Mb/s path
+/// (10 s), its cwnd growth rule `growth` ("" for the profile's): (final cwnd, goodput).
+fn window_held(profile: &str, growth: &str) -> (f64, f64) {
+    let growth = if growth.is_empty() { String::new() } else { format!("cwnd_growth = \"{growth}\"") };
+    let toml = format!(
+        r#"
+[simulation]
+duration = "10s"
+[dumbbell]
+senders = 1
+access_rate = "1Gbps"
+access_delay = "1ms"
+bottleneck_rate = "100Mbps"
+bottleneck_delay = "20ms"
+queue = {{ kind = "droptail", limit = 1000 }}
+[[flows]]
+name = "f"
+kind = "tcp"
+profile = "{profile}"
+src = "s0"
+dst = "d0"
+window = 20
+{growth}
+"#
+    );
+    let res = run_toml(&toml).unwrap();
+    (col(&res, "final_cwnd")[0], col(&res, "goodput_bps")[0])
+}
+
+/// Linux grows cwnd only while cwnd limits the sender (`tcp_is_cwnd_limited`); ns-2's
+/// agents on every ACK. The rules differ in cwnd only: goodput is the window's.
+#[test]
+fn cwnd_grows_only_while_it_limits_the_sender_as_each_stack_does() {
+    // linux profile (current Linux): slow start stops at twice the packets out (20).
+    let (linux, good) = window_held("linux", "");
+    assert!((40.0..=42.0).contains(&linux), "linux profile cwnd {linux}");
+    let (always, good_always) = window_held("linux", "always");
+    assert!(always > 1000.0, "linux profile with growth on every ACK: cwnd {always}");
+    assert_eq!(good, good_always);
+    // ns2 profile (slow start to ssthresh = window, then +1/cwnd per ACK): ns-2's agents
+    // grow without bound; ns-2.35's TCP-Linux (`in_flight`) stops once cwnd exceeds the
+    // flight of 20 (at 21 and a fraction of a segment); current Linux's rule keeps its
+    // verdict one window longer (below 22).
+    let (ns2, good) = window_held("ns2", "");
+    assert!(ns2 > 50.0, "ns2 profile cwnd {ns2}");
+    let (in_flight, g1) = window_held("ns2", "in_flight");
+    assert!((21.0..21.1).contains(&in_flight), "in_flight cwnd {in_flight}");
+    let (limited, g2) = window_held("ns2", "cwnd_limited");
+    assert!((21.0..22.0).contains(&limited) && limited > in_flight, "cwnd_limited cwnd {limited}");
+    assert_eq!((g1, g2), (good, good));
+}
+
+/// A flow that fills its window is cwnd-limited on its ACKs: here (random losses, no
+/// receiver-window limit, every controller; the linux profile's SACK with PRR and the ns2
+/// profile's Sack1) the growth rules give the same results.
+#[test]
+fn cwnd_growth_rule_leaves_a_greedy_flow_unchanged() {
+    for (profile, recovery) in [("linux", "sack"), ("ns2", "sack1")] {
+        for cc in ["reno", "cubic", "bic", "westwood", "highspeed", "scalable"] {
+            let run = |growth: &str| {
+                let set = format!("window = 100000\nprofile = \"{profile}\"\ncc = \"{cc}\"\ncwnd_growth = \"{growth}\"");
+                run_toml(&lossy_path(1e-3, recovery, 30, 2).replace("window = 100000", &set)).unwrap().flows
+            };
+            let always = run("always");
+            assert_eq!(run("cwnd_limited"), always, "{profile} {cc}");
+            assert_eq!(run("in_flight"), always, "{profile} {cc} in_flight");
+        }
+    }
+}
+
 #[test]
 fn delayed_ack_halves_acks_and_bulk_transfer_completes() {
     let toml = r#"
@@ -324,6 +394,7 @@ fn bad_tcp_parameters_are_rejected_with_their_field() {
         ("window = 100000", "window = 0", "flows[0].window"),
         ("window = 100000", "window = 100000\nwindw = 3", "flows[0].windw"),
         ("recovery = \"newreno\"", "recovery = \"tahoe\"\nprr = true", "flows[0].prr"),
+        ("window = 100000", "window = 100000\ncwnd_growth = \"sometimes\"", "flows[0].cwnd_growth"),
     ];
     for (from, to, path) in cases {
         let bad = base.replacen(from, to, 1);

@@ -12,7 +12,7 @@
 //!   `cwnd·(B − 1)/(cwnd − last_max)` within `max_increment·(B − 1)`, else `cwnd/16`;
 //! - no loss yet: at least 5 % per RTT (`cnt ≤ 20`); `cnt` is scaled by the measured
 //!   packets per ACK (`delayed_ack`, ×16) and recomputed only when cwnd changed or 1/32 s
-//!   passed.
+//!   passed (31 whole milliseconds: HZ / 32 jiffies, [`super::within_hz32`]).
 //!
 //! On a loss: `last_max = cwnd·(1 + β)/2` if cwnd is below the previous maximum (fast
 //! convergence), else `cwnd`; `ssthresh = cwnd·β` (β = 819/1024), Reno's halving at or
@@ -22,13 +22,13 @@
 //! `version = "2.6.22"` is the module of Linux 2.6.22 that ns-2.35 carries (and Paper E's
 //! era): slow start while `cwnd ≤ ssthresh`, the 5 %-per-RTT floor until the first loss
 //! (`loss_cwnd == 0`, where the current module keys it on `last_max == 0`), and one
-//! increment per `cnt + 1` acknowledgements. Neither version checks that the flow is
-//! window-limited (Linux's `tcp_is_cwnd_limited`): a flow held by the receiver's window
-//! keeps growing cwnd here.
+//! increment per `cnt + 1` acknowledgements. Whether the window may grow at all (Linux's
+//! `tcp_is_cwnd_limited`, checked first in both versions) is the sender's `cwnd_growth`
+//! rule; the packets-per-ACK estimate ([`CongestionControl::on_acked`]) runs either way.
 
 use super::{AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
 use crate::config::{Errors, Obj};
-use crate::units::{Time, SEC};
+use crate::units::Time;
 use std::sync::Arc;
 
 const B: u64 = 4;
@@ -88,7 +88,7 @@ impl Bic {
     /// Linux's `bictcp_update`: segments acknowledged per one-segment increase.
     fn update(&mut self, now: Time) {
         let cwnd = self.cwnd as u64;
-        if cwnd == self.last_cwnd && self.last_time.is_some_and(|t| now - t <= SEC / 32) {
+        if cwnd == self.last_cwnd && self.last_time.is_some_and(|t| super::within_hz32(now, t)) {
             return;
         }
         self.last_cwnd = cwnd;
@@ -140,13 +140,15 @@ impl CongestionControl for Bic {
         "bic"
     }
     super::window_fields!();
-    fn on_ack(&mut self, info: &AckInfo) {
+    fn on_acked(&mut self, info: &AckInfo) {
         // Linux's bictcp_acked (in the Open state only: not on the ACK that ends recovery
         // nor while a timeout's data is acknowledged): delayed_ack += pkts − delayed_ack/16.
         if !info.in_recovery {
             let pkts = super::pkts_acked(info);
             self.delayed_ack = self.delayed_ack + pkts - (self.delayed_ack >> ACK_RATIO_SHIFT);
         }
+    }
+    fn on_ack(&mut self, info: &AckInfo) {
         let old = self.c.version == "2.6.22";
         // Slow start while cwnd < ssthresh (2.6.22: cwnd <= ssthresh, one step further).
         let ss = if old { self.ssthresh + 1.0 } else { self.ssthresh };
@@ -166,8 +168,9 @@ impl CongestionControl for Bic {
     fn on_congestion(&mut self, info: &LossInfo) {
         self.ssthresh = self.decrease(info.window);
         self.cwnd = self.ssthresh;
-        self.last_time = None;
-        self.acked = 0.0; // Linux clears snd_cwnd_cnt entering recovery
+        // Linux clears snd_cwnd_cnt entering recovery; `bictcp_recalc_ssthresh` leaves the
+        // recompute time (`last_time`) as it is.
+        self.acked = 0.0;
     }
     fn on_timeout(&mut self, info: &LossInfo) {
         self.ssthresh = self.decrease(info.window);
@@ -207,6 +210,7 @@ pub fn parse(obj: Option<&mut Obj>, errs: &mut Errors) -> Option<Arc<dyn CcConfi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::SEC;
 
     fn bic(cwnd: f64, last_max: u64) -> Bic {
         let mut b = Bic::new(BicConfig::default(), CcInit { initial_cwnd: cwnd, initial_ssthresh: 2.0, ..Default::default() });
@@ -249,8 +253,8 @@ mod tests {
         let mut old = Bic::new(cfg, CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0, ..Default::default() });
         let mut new = Bic::new(BicConfig::default(), CcInit { initial_cwnd: 1000.0, initial_ssthresh: 2.0, ..Default::default() });
         for _ in 0..11 {
-            old.on_ack(&ack(0));
-            new.on_ack(&ack(0));
+            crate::cc::ack_grow(&mut old, &ack(0));
+            crate::cc::ack_grow(&mut new, &ack(0));
         }
         assert_eq!((old.cwnd(), new.cwnd()), (1001.0, 1001.0));
         assert_eq!(old.acked, 0.0);
@@ -263,8 +267,8 @@ mod tests {
         // Slow start at cwnd == ssthresh in 2.6.22 only.
         let mut a = Bic::new(cfg, CcInit { initial_cwnd: 10.0, initial_ssthresh: 10.0, ..Default::default() });
         let mut b = Bic::new(BicConfig::default(), CcInit { initial_cwnd: 10.0, initial_ssthresh: 10.0, ..Default::default() });
-        a.on_ack(&ack(0));
-        b.on_ack(&ack(0));
+        crate::cc::ack_grow(&mut a, &ack(0));
+        crate::cc::ack_grow(&mut b, &ack(0));
         assert_eq!(a.cwnd(), 11.0);
         assert!(b.cwnd() < 11.0);
     }
@@ -290,7 +294,7 @@ mod tests {
         while b.cwnd() < 999.0 && rtts < 100 {
             for _ in 0..b.cwnd() as usize {
                 now += SEC / 10_000;
-                b.on_ack(&AckInfo { now, ..ack });
+                crate::cc::ack_grow(&mut b, &AckInfo { now, ..ack });
             }
             rtts += 1;
         }
@@ -299,7 +303,7 @@ mod tests {
         assert!((12..=30).contains(&rtts), "{rtts} RTTs");
         for _ in 0..1000 {
             now += SEC / 10_000;
-            b.on_ack(&AckInfo { now, ..ack });
+            crate::cc::ack_grow(&mut b, &AckInfo { now, ..ack });
         }
         assert!(b.cwnd() < 1001.0, "{}", b.cwnd());
     }

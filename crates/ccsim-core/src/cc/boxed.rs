@@ -31,6 +31,10 @@ impl<T: CongestionControl + ?Sized> CongestionControl for Box<T> {
         (**self).on_ack_received(info)
     }
     #[inline]
+    fn on_acked(&mut self, info: &AckInfo) {
+        (**self).on_acked(info)
+    }
+    #[inline]
     fn on_ack(&mut self, info: &AckInfo) {
         (**self).on_ack(info)
     }
@@ -112,6 +116,9 @@ mod tests {
         fn on_ack_received(&mut self, i: &AckInfo) {
             self.log(format!("on_ack_received {}", i.ack));
         }
+        fn on_acked(&mut self, i: &AckInfo) {
+            self.log(format!("on_acked {}", i.ack));
+        }
         fn on_ack(&mut self, i: &AckInfo) {
             self.log(format!("on_ack {}", i.ack));
         }
@@ -171,6 +178,7 @@ mod tests {
         <B as CongestionControl>::set_cwnd(&mut b, 2.5);
         <B as CongestionControl>::set_ssthresh(&mut b, 3.5);
         <B as CongestionControl>::on_ack_received(&mut b, &ack);
+        <B as CongestionControl>::on_acked(&mut b, &ack);
         <B as CongestionControl>::on_ack(&mut b, &ack);
         <B as CongestionControl>::on_congestion(&mut b, &loss);
         <B as CongestionControl>::on_timeout(&mut b, &loss);
@@ -191,6 +199,7 @@ mod tests {
             "set_cwnd 2.5",
             "set_ssthresh 3.5",
             "on_ack_received 11",
+            "on_acked 11",
             "on_ack 11",
             "on_congestion 12",
             "on_timeout 12",

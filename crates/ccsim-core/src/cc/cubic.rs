@@ -16,8 +16,9 @@
 //!   of `delay_min`, and a Reno estimate growing one segment per `cwnd·beta_scale/8` ACKs
 //!   (beta_scale = 23) that caps `cnt`; `cnt` is then scaled by the measured packets per ACK
 //!   (`delayed_ack`, an EWMA ×16 that settles at 31 with one segment per ACK, so `cnt`
-//!   becomes `⌊16·cnt/31⌋`), and recomputed only when cwnd changed or 1/32 s passed; at most
-//!   one segment per ACK (the count of ACKs cleared at each). `delay_min` is the smallest
+//!   becomes `⌊16·cnt/31⌋`), and recomputed only when cwnd changed or 1/32 s passed (31
+//!   whole milliseconds: HZ / 32 jiffies, [`super::within_hz32`]); at most one segment per
+//!   ACK (the count of ACKs cleared at each). `delay_min` is the smallest
 //!   RTT when the flow uses timestamps and 0 without them (Linux measures it from
 //!   timestamps only; ns-2.35's TCP-Linux runs without by default): then no cap and no
 //!   `delay_min` look-ahead. Slow start while `cwnd ≤ ssthresh`; a timeout resets `W_max`
@@ -29,7 +30,7 @@
 use super::hystart::{HyStart, HyStartConfig};
 use super::{AckInfo, CcConfig, CcInit, CongestionControl, LossInfo};
 use crate::config::{Errors, Obj};
-use crate::units::{floor, to_secs, Time, SEC};
+use crate::units::{floor, to_secs, Time};
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -184,7 +185,7 @@ impl Cubic {
         let cwnd = floor(self.cwnd); // Linux's window is whole segments
         self.cwnd = cwnd;
         self.ack_cnt += 1.0; // per ACK
-        let fresh = cwnd == self.last_cwnd && self.last_time.is_some_and(|t| info.now - t <= SEC / 32);
+        let fresh = cwnd == self.last_cwnd && self.last_time.is_some_and(|t| super::within_hz32(info.now, t));
         if !fresh {
             (self.last_cwnd, self.last_time) = (cwnd, Some(info.now));
             if self.epoch.is_none() {
@@ -231,9 +232,8 @@ impl CongestionControl for Cubic {
         "cubic"
     }
     super::window_fields!();
-    fn on_ack(&mut self, info: &AckInfo) {
-        let v21 = self.c.version == Version::V21;
-        if v21 && !info.in_recovery {
+    fn on_acked(&mut self, info: &AckInfo) {
+        if self.c.version == Version::V21 && !info.in_recovery {
             // bictcp_acked (the Open state only): delayed_ack += pkts − delayed_ack/16.
             let pkts = super::pkts_acked(info);
             self.delayed_ack = self.delayed_ack + pkts - (self.delayed_ack >> ACK_RATIO_SHIFT);
@@ -243,6 +243,9 @@ impl CongestionControl for Cubic {
                 self.ssthresh = self.cwnd;
             }
         }
+    }
+    fn on_ack(&mut self, info: &AckInfo) {
+        let v21 = self.c.version == Version::V21;
         // Slow start while cwnd < ssthresh (v2.1: cwnd <= ssthresh, one step further).
         let ss = if v21 { self.ssthresh + 1.0 } else { self.ssthresh };
         if self.cwnd < ss {
@@ -360,7 +363,7 @@ mod tests {
             for i in 0..n {
                 let info =
                     AckInfo { now: now + 100 * MS * i / n, acked_segs: 1.0, srtt: 100 * MS, min_rtt: 100 * MS, ..Default::default() };
-                c.on_ack(&info);
+                crate::cc::ack_grow(&mut c, &info);
             }
             now += 100 * MS;
             out.push(c.cwnd());
@@ -405,7 +408,7 @@ mod tests {
         // Before any loss, cnt = 50, scaled by 16/31 (one segment per ACK settles Linux's
         // delayed_ack at 31): 25, one segment per 26 ACKs, so 1000 ACKs over one RTT add 38.
         for i in 0..1000 {
-            c.on_ack(&AckInfo { now: SEC + i * 100_000, acked_segs: 1.0, min_rtt: 100 * MS, ..Default::default() });
+            crate::cc::ack_grow(&mut c, &AckInfo { now: SEC + i * 100_000, acked_segs: 1.0, min_rtt: 100 * MS, ..Default::default() });
         }
         assert_eq!(c.cwnd(), 1038.0);
         c.on_congestion(&LossInfo { window: 1000.0, ..Default::default() });
@@ -419,16 +422,16 @@ mod tests {
     fn v21_scales_cnt_by_its_packets_per_ack_estimate() {
         let mut c = Cubic::new(parse_v21(), CcInit { initial_cwnd: 500.0, initial_ssthresh: 2.0, ..Default::default() });
         for i in 0..100 {
-            c.on_ack(&AckInfo { now: SEC + i * MS, acked_segs: 1.0, min_rtt: 100 * MS, ..Default::default() });
+            crate::cc::ack_grow(&mut c, &AckInfo { now: SEC + i * MS, acked_segs: 1.0, min_rtt: 100 * MS, ..Default::default() });
             assert_eq!(c.delayed_ack, 31, "ACK {i}");
         }
         assert_eq!(c.cnt, 25.0, "50·16/31");
         // The ACK that ends a recovery covers a window: Linux, in its Recovery state then,
         // leaves the estimate alone (it would have jumped to 31 + 500 − 1).
         let exit = AckInfo { now: 2 * SEC, acked_bytes: 500_000, mss: 1000, acked_segs: 1.0, in_recovery: true, ..Default::default() };
-        c.on_ack(&exit);
+        crate::cc::ack_grow(&mut c, &exit);
         assert_eq!(c.delayed_ack, 31);
-        c.on_ack(&AckInfo { in_recovery: false, acked_bytes: 2000, ..exit });
+        crate::cc::ack_grow(&mut c, &AckInfo { in_recovery: false, acked_bytes: 2000, ..exit });
         assert_eq!(c.delayed_ack, 31 + 2 - 1, "two packets, in the Open state");
         c.on_timeout(&LossInfo { window: 510.0, ..Default::default() });
         assert_eq!((c.delayed_ack, c.w_max, c.loss_seen, c.acked), (32, 0.0, false, 0.0));
@@ -443,14 +446,14 @@ mod tests {
         let mut c = Cubic::new(parse_v21(), init);
         (c.loss_seen, c.w_max, c.acked) = (true, 2000.0, 500.0);
         let ack = AckInfo { now: SEC, acked_segs: 1.0, min_rtt: 100 * MS, ..Default::default() };
-        c.on_ack(&ack);
+        crate::cc::ack_grow(&mut c, &ack);
         assert_eq!((c.cwnd(), c.acked), (1001.0, 0.0), "cnt {}", c.cnt);
         // K = ∛(1000/0.4) = 13.57 s; t + delay_min = 0.1 s: target 2000 − ⌊0.4·13.47³⌋ = 1 022,
         // cnt ⌊1000/22⌋ = 45, scaled ⌊45·16/31⌋ = 23.
         assert_eq!(c.cnt, 23.0);
         let mut c = Cubic::new(parse_v21(), CcInit { timestamps: false, ..init });
         (c.loss_seen, c.w_max) = (true, 2000.0);
-        c.on_ack(&ack);
+        crate::cc::ack_grow(&mut c, &ack);
         assert_eq!(c.cnt, libm::floor(100.0 * 1000.0 * 16.0 / 31.0), "no delay_min: the target is the window");
     }
 
@@ -465,12 +468,12 @@ mod tests {
         assert_eq!((c.ssthresh, c.w_max), (560.0, 680.0), "fast convergence as on any reduction");
         c.cwnd = 560.0; // slow start done
         let ack = |now| AckInfo { now, acked_segs: 1.0, srtt: 100 * MS, min_rtt: 100 * MS, ..Default::default() };
-        c.on_ack(&ack(SEC));
+        crate::cc::ack_grow(&mut c, &ack(SEC));
         assert_eq!((c.k, c.origin, c.w_max, c.w_est), (0.0, 560.0, 560.0, 560.0));
         // A fast retransmit's reduction ends that rule: the next epoch aims at its W_max again.
         c.on_congestion(&LossInfo { window: 600.0, ..Default::default() });
         c.cwnd = c.ssthresh;
-        c.on_ack(&ack(2 * SEC));
+        crate::cc::ack_grow(&mut c, &ack(2 * SEC));
         assert_eq!(c.origin, 600.0);
         assert!(c.k > 0.0);
     }
@@ -491,12 +494,12 @@ mod tests {
             let mut c = cfg.build(CcInit { initial_cwnd: 20.0, initial_ssthresh: 1e9, ..Default::default() });
             c.on_packet_sent(0, 0, 1000, false);
             let first = AckInfo { now: 40 * MS, ack: 1000, acked_bytes: 1000, acked_segs: 1.0, ..Default::default() };
-            c.on_ack(&first);
+            crate::cc::ack_grow(&mut c, &first);
             c.on_packet_sent(0, 1000, 1_000_000, false);
             for i in 1..12u64 {
                 let now = 100 * MS + i * 5 * MS;
                 let info = AckInfo { now, ack: 2000 + i, ts_echo: now - 60 * MS, acked_bytes: 1000, acked_segs: 1.0, ..Default::default() };
-                c.on_ack(&info);
+                crate::cc::ack_grow(&mut c, &info);
             }
             assert_eq!(c.ssthresh() < 1e9, ends, "{:?}", cfg.version);
         }

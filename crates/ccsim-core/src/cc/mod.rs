@@ -91,6 +91,14 @@ pub struct LossInfo {
     pub ns2_halving: bool,
 }
 
+/// An ACK as the sender gives it to a controller whose window may grow: its bookkeeping,
+/// then its growth (tests of one controller).
+#[cfg(test)]
+pub(crate) fn ack_grow(c: &mut impl CongestionControl, info: &AckInfo) {
+    c.on_acked(info);
+    c.on_ack(info);
+}
+
 /// Every method, defaults included, is forwarded by the impl for `Box<T>` in `boxed.rs`: a
 /// method added here must be added there too (and to its test's spy), or a boxed
 /// controller's override of it would be skipped for the default.
@@ -107,7 +115,13 @@ pub trait CongestionControl: Send {
     /// Every ACK, duplicates included, before the sender's loss-recovery logic (bandwidth
     /// estimators hook here).
     fn on_ack_received(&mut self, _info: &AckInfo) {}
-    /// New data acknowledged outside loss recovery: grow the window.
+    /// New data acknowledged outside loss recovery, before [`CongestionControl::on_ack`]
+    /// and whether or not the window may grow on it (Linux's `pkts_acked`): estimates the
+    /// growth depends on (BIC's and CUBIC v2.1's packets per ACK, HyStart).
+    fn on_acked(&mut self, _info: &AckInfo) {}
+    /// New data acknowledged outside loss recovery: grow the window. Called only when the
+    /// sender's `cwnd_growth` rule lets the window grow (Linux's `cong_avoid`, which
+    /// returns at once unless `tcp_is_cwnd_limited`).
     fn on_ack(&mut self, info: &AckInfo);
     /// Loss detected by duplicate ACKs / SACK: set ssthresh and the window to use once
     /// recovery ends (the sender adds Reno's inflation on top).
@@ -231,6 +245,16 @@ pub fn ai_by_count(cwnd: &mut f64, count: &mut f64, w: f64, acked: f64) {
     *cwnd = c;
 }
 
+/// Whether `now` is within 1/32 s of `last` on Linux's clock (`tcp_time_stamp -
+/// last_time <= HZ / 32`, BIC's and CUBIC's recompute rule): jiffies of HZ = 1000 (ns-2.35's
+/// TCP-Linux, a common kernel setting), whole milliseconds since the start, so HZ / 32 is
+/// 31 of them.
+#[inline]
+pub fn within_hz32(now: Time, last: Time) -> bool {
+    const JIFFY: Time = crate::units::MS;
+    now / JIFFY - last / JIFFY <= 1000 / 32
+}
+
 /// The packets an ACK covers, as Linux's `pkts_acked` counts them (the window credit's
 /// rounding when the ACK gives no byte count).
 #[inline]
@@ -246,4 +270,21 @@ pub fn pkts_acked(info: &AckInfo) -> u64 {
 #[inline]
 pub fn halve(window: f64) -> f64 {
     (window / 2.0).max(2.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::units::{MS, US};
+
+    /// Linux counts whole jiffies (1 ms at HZ = 1000): 31 of them pass the test, 32 do not,
+    /// whatever the time within each.
+    #[test]
+    fn hz32_counts_whole_jiffies() {
+        assert!(super::within_hz32(31 * MS + 999 * US, 0));
+        assert!(!super::within_hz32(32 * MS, 0));
+        // 31.2 ms apart, but across 32 jiffy boundaries (1/32 s would be 31.25 ms).
+        assert!(!super::within_hz32(32 * MS + 100 * US, 900 * US));
+        // 31.9 ms apart within 31 boundaries.
+        assert!(super::within_hz32(32 * MS + 800 * US, MS + 900 * US));
+    }
 }

@@ -7,6 +7,7 @@
 //! `delay_growth_`, real stacks); `handshake = false` starts data at the start time (ns-2
 //! with `syn_ false`).
 
+mod growth;
 mod handshake;
 mod ooo;
 mod pacing;
@@ -19,6 +20,9 @@ pub mod sack1;
 pub mod sender;
 pub mod stats;
 
+pub use growth::Growth;
+pub use recovery::Recovery;
+
 pub use receiver::TcpReceiver;
 pub use rtt::{RttEstimator, RttMode};
 pub use sender::TcpSender;
@@ -30,30 +34,6 @@ use crate::config::{Errors, Obj};
 use crate::rng::SimRng;
 use crate::units::{Time, MS, SEC};
 use std::sync::Arc;
-
-/// Loss-recovery variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Recovery {
-    Tahoe,
-    Reno,
-    NewReno,
-    Sack,
-    /// ns-2.35's `Agent/TCP/Sack1`: its own pipe counter and hole rule (see `sack1.rs`).
-    Sack1,
-}
-
-impl Recovery {
-    pub const NAMES: [&'static str; 5] = ["tahoe", "reno", "newreno", "sack", "sack1"];
-
-    pub fn name(self) -> &'static str {
-        Self::NAMES[self as usize]
-    }
-
-    /// Whether the receiver sends SACK blocks for this variant.
-    pub fn sack(self) -> bool {
-        matches!(self, Recovery::Sack | Recovery::Sack1)
-    }
-}
 
 /// ns-2's `window_` (segments), the ns2 profile's advertised window.
 const NS2_WINDOW: u64 = 20;
@@ -160,6 +140,9 @@ pub struct TcpConfig {
     /// recomputes the RTO from the estimator), instead of keeping it until a valid RTT
     /// sample (RFC 6298 section 5 with Karn's rule; ns-2, Linux).
     pub backoff_reset_on_ack: bool,
+    /// When an ACK of new data may grow the window (`cwnd_growth`; ns2 profile `always`,
+    /// linux profile `cwnd_limited`).
+    pub growth: Growth,
     /// The congestion controller and its parameters (`cc`, `cc_params`; default Reno).
     pub cc: Arc<dyn CcConfig>,
 }
@@ -231,6 +214,7 @@ impl TcpConfig {
             prr: false,
             handshake: true,
             backoff_reset_on_ack: false,
+            growth: Growth::Always,
             cc: Arc::new(crate::cc::reno::RenoConfig),
         }
     }
@@ -238,7 +222,7 @@ impl TcpConfig {
     /// Linux-like defaults: MSS 1448 with timestamps, initial window 10 (RFC 6928),
     /// RFC 6298 RTO with 1 ms granularity, min 200 ms, max 120 s, initial 1 s, delayed ACK
     /// (2 segments, 40 ms), SACK recovery with PRR (Linux's since 3.2), byte counting, a
-    /// 1 GiB receive window, a SYN handshake.
+    /// 1 GiB receive window, a SYN handshake, growth only while cwnd limits the sender.
     pub fn linux() -> Self {
         TcpConfig {
             mss: 1448,
@@ -285,6 +269,7 @@ impl TcpConfig {
             prr: true,
             handshake: true,
             backoff_reset_on_ack: false,
+            growth: Growth::CwndLimited,
             cc: Arc::new(crate::cc::reno::RenoConfig),
         }
     }
@@ -298,7 +283,8 @@ impl TcpConfig {
 /// `max_sack_blocks`, `dupthresh`, `abc`, `bytes`, `overhead`, `prr`, `handshake`, `headers`, `integer_ssthresh`, `exit_ack_grows`, `boot_time`, `rto_clamp`, `bug_fix`, `max_cwnd`, `limited_transmit`,
 /// `rto_backoff_reset` (`rtt_sample` | `new_ack`), `precision_reduce`, `halving` (`rfc` | `ns2`), `partial_window_deflation`,
 /// `partial_ack_timer` (`first` | `every`), `exit_recovery_fix`, `recovery_max_burst`, `less_careful`, `sack1_pipe` (`outstanding` | `cwnd`), `max_burst`,
-/// `sack_option_base`, `sack_blocks` (`recent` | `ns2`), `rfc2581_immediate_ack`, `syn_immediate_ack`, `delack_duplicates`.
+/// `sack_option_base`, `sack_blocks` (`recent` | `ns2`), `rfc2581_immediate_ack`, `syn_immediate_ack`, `delack_duplicates`,
+/// `cwnd_growth` (`always` | `in_flight` | `cwnd_limited`).
 pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     // An invalid choice is reported and the rest still read (with the default in its
     // place), so that its sibling fields are not reported as unknown as well.
@@ -407,6 +393,13 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn FlowConfig>> {
     read_flag(o, "sack_blocks", ["recent", "ns2"], &mut c.ns2_sack_blocks, errs);
     read_flag(o, "rto_clamp", ["before_backoff", "after_backoff"], &mut c.rto_clamp_after_backoff, errs);
     read_flag(o, "rto_backoff_reset", ["rtt_sample", "new_ack"], &mut c.backoff_reset_on_ack, errs);
+    if let Some(g) = o.choice("cwnd_growth", &Growth::NAMES, Some(c.growth.name()), errs) {
+        c.growth = match g {
+            "always" => Growth::Always,
+            "in_flight" => Growth::InFlight,
+            _ => Growth::CwndLimited,
+        };
+    }
     if o.has("bytes") {
         let v = o.get("bytes").unwrap();
         let b = match v {

@@ -3,9 +3,32 @@
 //! recovery, retransmission of the first unacknowledged segment, and timeouts.
 
 use super::sender::TcpSender;
-use super::Recovery;
 use crate::agent::Ctx;
 use crate::cc::CongestionControl;
+
+/// Loss-recovery variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    Tahoe,
+    Reno,
+    NewReno,
+    Sack,
+    /// ns-2.35's `Agent/TCP/Sack1`: its own pipe counter and hole rule (see `sack1.rs`).
+    Sack1,
+}
+
+impl Recovery {
+    pub const NAMES: [&'static str; 5] = ["tahoe", "reno", "newreno", "sack", "sack1"];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// Whether the receiver sends SACK blocks for this variant.
+    pub fn sack(self) -> bool {
+        matches!(self, Recovery::Sack | Recovery::Sack1)
+    }
+}
 
 impl<C: CongestionControl> TcpSender<C> {
     /// RFC 6675 transmission during SACK recovery: while `cwnd − pipe ≥ 1 MSS`, or, with

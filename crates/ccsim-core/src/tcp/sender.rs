@@ -29,7 +29,7 @@
 use super::prr::Prr;
 use super::rtt::{RttEstimator, RttMode};
 use super::sack::Scoreboard;
-use super::{Recovery, TcpConfig};
+use super::{Growth, Recovery, TcpConfig};
 use crate::agent::{Agent, Ctx};
 use crate::cc::{AckInfo, CcInit, CongestionControl, LossInfo};
 use crate::packet::{Kind, Packet};
@@ -88,6 +88,13 @@ pub struct TcpSender<C: CongestionControl = Box<dyn CongestionControl>> {
     pub(super) stats: super::stats::SenderStats,
     /// `recovery = "sack1"`: ns-2 Sack1's pipe counter and scoreboard state.
     pub(super) s1: super::sack1::Sack1State,
+    /// `cwnd_growth = "cwnd_limited"`: Linux's `is_cwnd_limited`, `max_packets_out` and
+    /// `cwnd_usage_seq` (see [`TcpSender::cwnd_validate`]).
+    pub(super) cwnd_limited: bool,
+    pub(super) max_packets_out: u64,
+    pub(super) cwnd_usage_seq: u64,
+    /// `cwnd_growth = "in_flight"`: the segments in flight before the current ACK.
+    pub(super) prior_flight: u64,
 }
 
 impl<C: CongestionControl> TcpSender<C> {
@@ -139,6 +146,10 @@ impl<C: CongestionControl> TcpSender<C> {
             started_at: 0,
             stats: Default::default(),
             s1: Default::default(),
+            cwnd_limited: false,
+            max_packets_out: 0,
+            cwnd_usage_seq: 0,
+            prior_flight: 0,
         }
     }
 
@@ -147,9 +158,14 @@ impl<C: CongestionControl> TcpSender<C> {
         CcInit { initial_cwnd: cfg.initial_window, initial_ssthresh: cfg.initial_ssthresh, timestamps: cfg.timestamps }
     }
 
-    /// Window growth on an ACK of new data, capped at `max_cwnd` (ns-2 `maxcwnd_`).
+    /// Window growth on an ACK of new data, capped at `max_cwnd` (ns-2 `maxcwnd_`): the
+    /// controller's bookkeeping, then its growth if `cwnd_growth` allows it.
     #[inline(always)]
     fn grow(&mut self, info: &AckInfo) {
+        self.cc.on_acked(info);
+        if self.cfg.growth != Growth::Always && !self.may_grow() {
+            return;
+        }
         self.cc.on_ack(info);
         if self.cfg.max_cwnd > 0.0 && floor(self.cc.cwnd()) > self.cfg.max_cwnd {
             self.cc.set_cwnd(self.cfg.max_cwnd);
@@ -426,22 +442,11 @@ impl<C: CongestionControl> TcpSender<C> {
     }
 }
 
-impl<C: CongestionControl> Agent for TcpSender<C> {
-    fn start(&mut self, ctx: &mut Ctx) {
-        self.started_at = ctx.now;
-        if !self.established {
-            self.syn_sent_at = Some(ctx.now);
-            return self.send_syn(ctx);
-        }
-        self.send_much(ctx);
-    }
-
-    fn stop(&mut self, _ctx: &mut Ctx) {
-        // The application stops offering new data; what was sent is still delivered.
-        self.app_limit = self.app_limit.min(self.snd_max);
-    }
-
-    fn on_packet(&mut self, ctx: &mut Ctx, p: &Packet) {
+impl<C: CongestionControl> TcpSender<C> {
+    /// A segment from the receiver (ACK or SYN-ACK): [`Agent::on_packet`] without
+    /// `cwnd_growth`'s bookkeeping around it.
+    #[inline(always)]
+    fn on_segment(&mut self, ctx: &mut Ctx, p: &Packet) {
         if p.kind != Kind::Ack {
             return;
         }
@@ -509,6 +514,28 @@ impl<C: CongestionControl> Agent for TcpSender<C> {
             self.on_dupack(ctx);
         }
     }
+}
+
+impl<C: CongestionControl> Agent for TcpSender<C> {
+    fn start(&mut self, ctx: &mut Ctx) {
+        self.transmit_opportunity(|s| {
+            s.started_at = ctx.now;
+            if !s.established {
+                s.syn_sent_at = Some(ctx.now);
+                return s.send_syn(ctx);
+            }
+            s.send_much(ctx);
+        })
+    }
+
+    fn stop(&mut self, _ctx: &mut Ctx) {
+        // The application stops offering new data; what was sent is still delivered.
+        self.app_limit = self.app_limit.min(self.snd_max);
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx, p: &Packet) {
+        self.transmit_opportunity(|s| s.on_segment(ctx, p))
+    }
 
     fn next_wakeup(&self) -> Option<Time> {
         // A pending RTO event before the deadline only re-arms itself; the deadline counts.
@@ -519,6 +546,8 @@ impl<C: CongestionControl> Agent for TcpSender<C> {
     fn on_timer(&mut self, ctx: &mut Ctx, kind: u16, token: u32) {
         match kind {
             TIMER_RTO if token == self.rto_token => {
+                // A timeout retransmits outside Linux's `tcp_write_xmit`: no `cwnd_growth`
+                // bookkeeping here; the ACKs that follow have it.
                 self.rto_event_at = None;
                 match self.rto_deadline {
                     None => {}
@@ -535,10 +564,10 @@ impl<C: CongestionControl> Agent for TcpSender<C> {
                     }
                 }
             }
-            TIMER_PACE => {
-                self.pace_pending = false;
-                self.send_much(ctx);
-            }
+            TIMER_PACE => self.transmit_opportunity(|s| {
+                s.pace_pending = false;
+                s.send_much(ctx);
+            }),
             _ => {}
         }
     }
