@@ -326,6 +326,14 @@ fn cwnd_grows_only_while_it_limits_the_sender_as_each_stack_does() {
     assert_eq!((g1, g2), (good, good));
 }
 
+/// The growth rule is among the parameters a run records, as each profile sets it.
+#[test]
+fn cwnd_growth_is_recorded_with_the_parameters() {
+    use ccsim_core::tcp::TcpConfig;
+    assert_eq!(TcpConfig::linux().params()["cwnd_growth"], "cwnd_limited");
+    assert_eq!(TcpConfig::ns2().params()["cwnd_growth"], "always");
+}
+
 /// A flow that fills its window is cwnd-limited on its ACKs: here (random losses, no
 /// receiver-window limit, every controller; the linux profile's SACK with PRR and the ns2
 /// profile's Sack1) the growth rules give the same results.

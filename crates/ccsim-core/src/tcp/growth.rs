@@ -70,10 +70,10 @@ impl<C: CongestionControl> TcpSender<C> {
 
     /// What a transmit opportunity leaves for the next ACK's growth (`cwnd_growth =
     /// "cwnd_limited"`), as Linux's `tcp_write_xmit` ends: it was cwnd-limited if the
-    /// flight fills cwnd, or, in recovery, if neither the receiver's window nor the
-    /// application held the sender back (Linux's PRR sets cwnd to the flight plus what it
-    /// may send, so cwnd is the limit unless something else is). Linux gets there only
-    /// while new data waits to be sent, and only if it sent some or was cwnd-limited; then
+    /// flight fills cwnd, or, in recovery, if new data is left and the receiver's window
+    /// has room for its next segment (Linux's PRR sets cwnd to the flight plus what it may
+    /// send, so cwnd is the limit unless something else is). Linux gets there only while
+    /// new data waits to be sent, and only if it sent some or was cwnd-limited; then
     /// `tcp_cwnd_validate` keeps the verdict for the window, `cwnd_usage_seq` marking its
     /// end, unless a later opportunity is limited or, while none was, more packets are out.
     pub(super) fn cwnd_validate(&mut self, snd_max_before: u64) {
@@ -81,7 +81,10 @@ impl<C: CongestionControl> TcpSender<C> {
             return; // nothing new waited: Linux's tcp_write_xmit is not called
         }
         let limited = if self.in_recovery {
-            self.snd_nxt + self.mss() <= (self.snd_una + self.rwnd).min(self.app_limit)
+            // New data is left and its next segment (a last piece may be shorter) fits the
+            // receiver's window.
+            let next = self.mss().min(self.app_limit.saturating_sub(self.snd_max));
+            next > 0 && self.snd_max + next <= self.snd_una + self.rwnd
         } else {
             self.flight_segs() >= self.cc.cwnd() as i64 as u64
         };

@@ -600,6 +600,7 @@ impl TcpConfig {
             "rfc2581_immediate_ack": self.rfc2581_immediate_ack,
             "syn_immediate_ack": self.syn_immediate_ack,
             "delack_duplicates": self.delack_duplicates,
+            "cwnd_growth": self.growth.name(),
         });
         if let (Some(m), serde_json::Value::Object(extra)) = (v.as_object_mut(), ns2) {
             m.extend(extra);
