@@ -274,32 +274,14 @@ window = 8
     assert_eq!(col(&res, "retransmitted_pkts")[0], 0.0);
 }
 
-/// A flow of `profile` held by a receiver window of 20 segments on an idle 100 Mb/s path
-/// (10 s), its cwnd growth rule `growth` ("" for the profile's): (final cwnd, goodput).
+/// A flow of `profile` held by a receiver window of 20 segments on `lossy_path`'s link
+/// without loss (100 Mb/s, 100 ms RTT, 10 s), its cwnd growth rule `growth` ("" for the
+/// profile's): (final cwnd, goodput).
 fn window_held(profile: &str, growth: &str) -> (f64, f64) {
-    let growth = if growth.is_empty() { String::new() } else { format!("cwnd_growth = \"{growth}\"") };
-    let toml = format!(
-        r#"
-[simulation]
-duration = "10s"
-[dumbbell]
-senders = 1
-access_rate = "1Gbps"
-access_delay = "1ms"
-bottleneck_rate = "100Mbps"
-bottleneck_delay = "20ms"
-queue = {{ kind = "droptail", limit = 1000 }}
-[[flows]]
-name = "f"
-kind = "tcp"
-profile = "{profile}"
-src = "s0"
-dst = "d0"
-window = 20
-{growth}
-"#
-    );
-    let res = run_toml(&toml).unwrap();
+    let recovery = if profile == "linux" { "sack" } else { "newreno" }; // the profile's own
+    let growth = if growth.is_empty() { String::new() } else { format!("\ncwnd_growth = \"{growth}\"") };
+    let set = format!("window = 20\nprofile = \"{profile}\"{growth}");
+    let res = run_toml(&lossy_path(0.0, recovery, 10, 1).replace("window = 100000", &set)).unwrap();
     (col(&res, "final_cwnd")[0], col(&res, "goodput_bps")[0])
 }
 

@@ -91,7 +91,7 @@ impl<C: CongestionControl> TcpSender<C> {
         if !(self.snd_max > snd_max_before || limited) {
             return;
         }
-        let packets_out = (self.snd_max - self.snd_una).div_ceil(self.mss());
+        let packets_out = self.inflight().div_ceil(self.mss());
         if self.snd_una >= self.cwnd_usage_seq || limited || (!self.cwnd_limited && packets_out > self.max_packets_out) {
             self.cwnd_limited = limited;
             self.max_packets_out = packets_out;
