@@ -201,6 +201,104 @@ def test_8_out_must_be_a_results_folder(tmp_path, two_node):
     assert time.perf_counter() - t0 < 30
 
 
+def test_8_out_replaces_only_what_an_earlier_run_wrote(tmp_path, two_node):
+    """A folder is replaced only when it holds nothing but an earlier run's results: a
+    stray summary.json, hidden files, or a file added to a results folder make it refused,
+    with every file left as it was (a folder with any summary.json had been replaced whole,
+    `.git` and all)."""
+    def refused(folder, named):
+        before = _digest(folder)
+        r = ccsim_cli("run", two_node, "--out", folder, "-q")
+        _assert_clean_failure(r, "--out")
+        assert named in r.stderr, r.stderr
+        assert _digest(folder) == before
+
+    fake = tmp_path / "fake"
+    (fake / "data").mkdir(parents=True)
+    (fake / "summary.json").write_text("{}")
+    (fake / "data" / "results.csv").write_text("precious")
+    refused(fake, "data/, summary.json")
+    hidden = tmp_path / "hidden"
+    (hidden / ".git").mkdir(parents=True)
+    (hidden / ".git" / "HEAD").write_text("ref")
+    (hidden / ".env").write_text("SECRET=1")
+    refused(hidden, ".env, .git/")
+    res = tmp_path / "res"
+    assert ccsim_cli("run", two_node, "--out", res, "-q").returncode == 0
+    assert ccsim_cli("run", two_node, "--out", res, "-q").returncode == 0  # an earlier run's: replaced
+    (res / "notes.txt").write_text("mine")
+    refused(res, "notes.txt")
+    (res / "notes.txt").unlink()
+    (res / "series").mkdir(exist_ok=True)
+    (res / "series" / "extra.parquet").write_text("not ccsim's")
+    refused(res, "series/extra.parquet")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert ccsim_cli("run", two_node, "--out", empty, "-q").returncode == 0
+
+
+COLLIDING = """
+nodes = ["a", "b-c", "a-b", "c"]
+[simulation]
+duration = "1s"
+[[links]]
+a = "a"
+b = "b-c"
+rate = "10Mbps"
+delay = "1ms"
+[[links]]
+name = "L2"
+a = "a-b"
+b = "c"
+rate = "10Mbps"
+delay = "1ms"
+[[flows]]
+name = "f x"
+kind = "cbr"
+src = "a"
+dst = "b-c"
+rate = "1Mbps"
+[[flows]]
+name = "f_x"
+kind = "cbr"
+src = "a-b"
+dst = "c"
+rate = "5Mbps"
+[[traces]]
+kind = "queue"
+link = "a->b-c"
+[[traces]]
+kind = "queue"
+link = "a-b->c"
+[[traces]]
+kind = "flow"
+flow = "*"
+"""
+
+
+def test_8_series_whose_file_names_collide_are_all_kept(tmp_path):
+    """`a->b-c` and `a-b->c` (or flows `f x` and `f_x`) make the same file-safe name: each
+    series gets a file of its own (the later `~2`), saved, loaded and read from a sweep's
+    catalog as the run made it (the last one written had been read for both)."""
+    scen = _write(tmp_path, COLLIDING)
+    res = ccsim.run(scen)
+    want = {n: res.series(n) for n in res.series_names}
+    assert {"queue:a->b-c", "queue:a-b->c", "flow:f x", "flow:f_x"} <= set(want)
+    assert want["queue:a->b-c"]["arrivals"].iloc[-1] != want["queue:a-b->c"]["arrivals"].iloc[-1]
+    back = ccsim.Results.load(res.save(tmp_path / "out"))
+    files = sorted(p.name for p in (tmp_path / "out" / "series").iterdir())
+    assert "queue_a-b-c.parquet" in files and "queue_a-b-c~2.parquet" in files and "flow_f_x~2.parquet" in files
+    for n, df in want.items():
+        assert back.series(n).equals(df), n
+    base = ccsim.load(scen)
+    r = ccsim.sweep(base, name="coll", out=tmp_path / "sw", workers=1, progress=False)
+    with ccsim.Catalog(tmp_path / "sw") as c:
+        rid = c.runs("coll")["run_id"][0]
+        for n, df in want.items():
+            assert c.series(rid, n).equals(df), n
+    assert r.failed == 0
+
+
 # 9. A full disk during a catalog commit; a sweep with failed runs -------------------------------
 
 def test_9_the_real_error_of_a_failed_commit(tmp_path, monkeypatch):

@@ -360,6 +360,25 @@ def test_an_interrupt_inside_a_catalog_write_stays_an_interrupt(tmp_path):
     assert cat.con.execute("SELECT count(*) FROM t").fetchone() == (0,), "rolled back"
 
 
+def test_duckdb_s_reports_of_an_interrupt_are_interrupts():
+    """DuckDB 2.0 reports a Ctrl-C met while a query runs as a plain RuntimeError("Query
+    interrupted"), and the next statement of that transaction (an unregister in a finally)
+    as a TransactionException: both were "internal error", exit 1, instead of an interrupt."""
+    from ccsim.catalog import interrupted
+
+    assert interrupted(RuntimeError("Query interrupted"))
+    assert interrupted(duckdb.InterruptException("INTERRUPT Error: Interrupted!"))
+    try:
+        try:
+            raise RuntimeError("Query interrupted")
+        finally:
+            raise duckdb.TransactionException("TransactionContext Error: Current transaction is aborted (please ROLLBACK)")
+    except duckdb.Error as e:
+        assert interrupted(e)
+    assert not interrupted(RuntimeError("Query failed"))
+    assert not interrupted(duckdb.TransactionException("TransactionContext Error: Current transaction is aborted"))
+
+
 def test_interrupted_sweep_resumes_to_the_same_catalog(tmp_path):
     sw = tmp_path / "kill.toml"
     sw.write_text(SWEEP)

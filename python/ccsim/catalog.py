@@ -155,9 +155,21 @@ def write_run_tables(root: Path, run_id: str, tables: dict[str, pa.Table]) -> No
 
 
 def interrupted(e: BaseException) -> bool:
-    """Whether `e` is DuckDB's report of a Ctrl-C (a KeyboardInterrupt raised while it read a
-    Python object, which it wraps in its own error)."""
-    return isinstance(e, duckdb.Error) and "KeyboardInterrupt" in str(e)
+    """Whether `e` is DuckDB's report of a Ctrl-C: a KeyboardInterrupt raised while it read
+    a Python object, which it wraps in its own error, or the signal met while a query ran,
+    which DuckDB 2.0 raises as a plain ``RuntimeError("Query interrupted")`` (its own
+    ``InterruptException`` elsewhere). An error raised while handling one (a statement in
+    the transaction the interrupt aborted: "Current transaction is aborted") is one too."""
+    seen = 0
+    while e is not None and seen < 8:
+        if isinstance(e, (KeyboardInterrupt, duckdb.InterruptException)):
+            return True
+        if isinstance(e, RuntimeError) and not isinstance(e, duckdb.Error) and str(e) == "Query interrupted":
+            return True
+        if isinstance(e, duckdb.Error) and "KeyboardInterrupt" in str(e):
+            return True
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return False
 
 
 class Catalog:
@@ -430,11 +442,22 @@ class Catalog:
 
     def series(self, run_id: str, series_name: str) -> pd.DataFrame:
         """A stored time series of one run, by its name (`queue:r0->r1`, `flow:f0`, ...)."""
-        from .results import series_filename
+        from .results import SERIES_KEY, series_filename
         from .scenario import ScenarioError
 
         path = f"series/{series_filename(series_name)}"
         folder = self.root / "runs" / str(run_id)
+
+        def holds(p: Path) -> bool | None:
+            """Whether file `p` holds this series (None: it does not say, as files written
+            before the name was kept in them)."""
+            meta = pq.read_schema(p).metadata or {}
+            return None if SERIES_KEY not in meta else meta[SERIES_KEY] == series_name.encode("utf-8")
+
+        if (folder / f"{path}.parquet").is_file() and holds(folder / f"{path}.parquet") is False:
+            # Two names made the same file name: the run's other files say which is this one.
+            found = [p for p in sorted((folder / "series").glob("*.parquet")) if holds(p)]
+            path = f"series/{found[0].stem}" if found else f"{path}~"
         if folder.is_dir() and not (folder / f"{path}.parquet").is_file():
             # Files hold names made safe for a file system: shown as such, with the rule.
             files = sorted(p.stem for p in (folder / "series").glob("*.parquet"))

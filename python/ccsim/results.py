@@ -40,9 +40,38 @@ def _arrow(cols: list) -> pa.Table:
 
 
 def series_filename(name: str) -> str:
-    """A file-system-safe name for a series (``queue:r0->r1`` -> ``queue_r0-r1``)."""
+    """A file-system-safe name for a series (``queue:r0->r1`` -> ``queue_r0-r1``). Two
+    names can give the same one (``a->b-c`` and ``a-b->c``, ``f x`` and ``f_x``): a run's
+    files are named by :func:`series_files`, which tells them apart."""
     s = name.replace("->", "-").replace(":", "_")
     return re.sub(r"[^A-Za-z0-9_.\-]", "_", s)
+
+
+#: The key in a series file's schema metadata that holds the series' own name.
+SERIES_KEY = b"ccsim.series"
+
+
+def series_files(names) -> dict[str, str]:
+    """Each series' file (``series/<name>.parquet``, relative to a run's folder), unique
+    even where :func:`series_filename` gives two names the same file, or names that differ
+    only in case (one file on a case-insensitive file system): the later of the two, in the
+    run's order of series, gets ``~2`` (``~3``, ...) after its name."""
+    files, taken = {}, set()
+    for name in names:
+        base = series_filename(name)
+        stem, k = base, 1
+        while stem.lower() in taken:
+            k += 1
+            stem = f"{base}~{k}"
+        taken.add(stem.lower())
+        files[name] = f"series/{stem}.parquet"
+    return files
+
+
+def named_series(name: str, t: pa.Table) -> pa.Table:
+    """`t` with the series' name in its schema metadata ([`SERIES_KEY`]), so that a file
+    says which series it holds whatever its name."""
+    return t.replace_schema_metadata({**(t.schema.metadata or {}), SERIES_KEY: name.encode("utf-8")})
 
 
 def file_in_the_way(out: Path) -> str | None:
@@ -54,18 +83,51 @@ def file_in_the_way(out: Path) -> str | None:
     return None
 
 
+def _not_ccsims(out: Path) -> list[str]:
+    """The entries of folder `out` that a results folder written by :meth:`Results.save`
+    would not hold (hidden ones included): all of them unless its ``summary.json`` is
+    ccsim's; otherwise anything but the tables, ``scenario.json`` and the series and
+    captures that summary lists."""
+    entries = sorted(out.iterdir(), key=lambda p: p.name)
+    try:
+        s = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+        listed = {*s.get("series", {}).values(), *s.get("pcap", {}).values()} if isinstance(s.get("meta"), dict) else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        listed = None
+    if listed is None:
+        return [p.name + ("/" if p.is_dir() else "") for p in entries]
+    own = {"summary.json", "scenario.json", *(f"{k}.parquet" for k in TABLES)}
+    foreign = []
+    for p in entries:
+        if p.name in ("series", "pcap") and p.is_dir() and not p.is_symlink():
+            foreign += [f"{p.name}/{q.name}" for q in sorted(p.iterdir()) if f"{p.name}/{q.name}" not in listed]
+        elif p.name not in own or not p.is_file():
+            foreign.append(p.name + ("/" if p.is_dir() else ""))
+    return foreign
+
+
 def check_out_dir(out: Path) -> None:
-    """Refuses an output folder ccsim must not replace: an existing file, a folder that is
-    not an earlier results folder (no ``summary.json``) and not empty, or a place it cannot
-    write. Raises ScenarioError naming ``out`` (the command line shows it as ``--out``)."""
+    """Refuses an output folder ccsim must not replace: an existing file, a folder that
+    holds anything an earlier run's results would not (any file or folder, hidden ones
+    included, unless its ``summary.json`` is ccsim's; then anything but the files that
+    summary lists), or a place it cannot write. A results folder is replaced as a whole, so
+    a file a user adds to one (notes, an analysis) makes it refused too. Raises
+    ScenarioError naming ``out`` (the command line shows it as ``--out``)."""
     from .scenario import ScenarioError
 
     blocker = file_in_the_way(out)
     if blocker:
         raise ScenarioError([("out", f"{blocker}; give a folder (new, empty, or an earlier results folder)")])
-    if out.is_dir() and not (out / "summary.json").exists() and any(p for p in out.iterdir() if not p.name.startswith(".")):
-        raise ScenarioError([("out", f"{out} holds other files and no summary.json: ccsim replaces a results folder "
-                                       "as a whole, so give a new or empty folder")])
+    if out.is_dir():
+        try:
+            foreign = _not_ccsims(out)
+        except OSError as e:
+            raise ScenarioError([("out", f"cannot read {out}: {e.strerror}")]) from None
+        if foreign:
+            shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+            raise ScenarioError([("out", f"{out} holds files an earlier run's results would not ({shown}): ccsim "
+                                           "replaces a results folder as a whole, so give a new or empty folder "
+                                           "(or move those files out)")])
     parent = out.resolve().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -251,10 +313,11 @@ class Results:
         stage.mkdir(parents=True, exist_ok=True)
         for k, t in self.tables.items():
             pq.write_table(t, stage / f"{k}.parquet")
+        files = series_files(self._series)
         if self._series:
             (stage / "series").mkdir(exist_ok=True)
             for name, t in self._series.items():
-                pq.write_table(t, stage / "series" / f"{series_filename(name)}.parquet")
+                pq.write_table(named_series(name, t), stage / files[name])
         if self.scenario is not None:
             (stage / "scenario.json").write_text(json.dumps(self.scenario, indent=2, sort_keys=True), encoding="utf-8")
         pcaps = {}
@@ -267,7 +330,7 @@ class Results:
                     shutil.copyfile(src, pdir / src.name)
                 pcaps[link] = f"pcap/{src.name}"
         s = self.summary()
-        s["series"] = {name: f"series/{series_filename(name)}.parquet" for name in self._series}
+        s["series"] = files
         s["pcap"] = pcaps
         (stage / "summary.json").write_text(json.dumps(s, indent=2, allow_nan=False), encoding="utf-8")
         _swap_into_place(stage, out)

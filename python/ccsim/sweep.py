@@ -279,13 +279,15 @@ _IN_RUN = False
 
 
 def _worker_sigint(signum, frame) -> None:
-    """A pool worker's Ctrl-C (the terminal interrupts the whole process group): a run
-    under way stops as an interrupted run, whose result goes to the sweep as any other;
-    an idle worker, waiting for work the sweep will no longer send, ends at once instead
-    of printing the interrupted wait's traceback."""
+    """A pool worker's Ctrl-C (the terminal interrupts the whole process group; the sweep
+    passes its own on to its workers): a run under way stops as an interrupted run, whose
+    result goes to the sweep as any other; an idle worker, waiting for work, takes no
+    notice and ends when the sweep shuts the pool down. (It used to end at once: a worker
+    ended while it held the pool's queue lock left the others waiting on it, and the
+    sweep's shutdown with them, and an ended worker broke the pool while the sweep still
+    submitted runs, an "internal error" instead of an interrupt.)"""
     if _IN_RUN:
         raise KeyboardInterrupt
-    os._exit(130)
 
 
 def _worker_init() -> None:
@@ -316,11 +318,11 @@ def _execute(task: Task) -> dict:
         metrics = standard_metrics(res)
         if task.extract is not None:
             metrics.update({k: float(v) for k, v in task.extract(res).items()})
-        from .results import series_filename
+        from .results import named_series, series_files
 
         arrow = dict(res.tables)
-        for name in res.series_names:
-            arrow[f"series/{series_filename(name)}"] = res.series_arrow(name)
+        for name, file in series_files(res.series_names).items():
+            arrow[file.removesuffix(".parquet")] = named_series(name, res.series_arrow(name))
         if task.out is not None:
             from .catalog import write_run_tables
 
@@ -389,6 +391,7 @@ def _local_results(tasks: list[Task], workers: int, main):
     # is cheap and safe (no threads of this process are inherited).
     ctx = get_context("forkserver")
     ctx.set_forkserver_preload(["ccsim.sweep"])
+    _start_forkserver()
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init) as pool:
         pending = set()
         it = iter(tasks)
@@ -416,13 +419,48 @@ def _local_results(tasks: list[Task], workers: int, main):
                     nxt = next(it, None)
                     if nxt is not None:
                         submit(nxt)
-        except BaseException:
+        except BaseException as e:
             for fut in pending:
                 fut.cancel()
+            if isinstance(e, KeyboardInterrupt):
+                # An interrupt of this process alone (`kill -INT`, not the terminal's Ctrl-C,
+                # which reaches every worker too) stops the runs under way as well.
+                _interrupt_workers(pool)
             # Stop at once (an interrupt, a failure): no waiting for queued runs, and the
             # pool's threads are done before the caller unwinds further.
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+
+
+def _start_forkserver() -> None:
+    """Starts the fork server (if it is not running) with Ctrl-C ignored, as it is once the
+    server runs: a Ctrl-C while it imported ccsim printed the server's traceback. (The
+    server is its own program, started with exec: an ignored signal is all it inherits;
+    this process ignores Ctrl-C only while it starts it.)"""
+    import signal
+    from multiprocessing import forkserver
+
+    if threading.current_thread() is not threading.main_thread():
+        forkserver.ensure_running()
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _interrupt_workers(pool) -> None:
+    """Sends SIGINT to the pool's worker processes still alive (an idle one ignores it)."""
+    import signal
+
+    # `_processes` is the executor's own table of its workers (CPython 3.10-3.14).
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            if proc.is_alive():
+                os.kill(proc.pid, signal.SIGINT)
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
 _MAIN_LOCK = threading.Lock()
