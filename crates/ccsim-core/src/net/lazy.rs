@@ -254,6 +254,11 @@ impl LazyFifo {
         debug_assert!(self.waits.is_empty() && self.wait_bytes == 0);
     }
 
+    /// Crossings in the ledger now (a reader's walk is this long).
+    pub fn ledger_len(&self) -> usize {
+        self.ledger.len()
+    }
+
     /// Whether a packet of `size` bytes fits the empty queue.
     #[inline]
     pub fn fits_alone(&self, size: u32) -> bool {

@@ -105,6 +105,12 @@ pub(super) const CUT_BY_ROUTE: u32 = super::NO_ROUTE - 1;
 pub(super) const CUT_TO_HOST: u32 = super::NO_ROUTE - 2;
 
 impl LinkDir {
+    /// The crossings its lazy FIFO keeps for readers (0 on an event-driven direction): what
+    /// a queue trace's sample walks.
+    pub fn ledger_len(&self) -> usize {
+        self.lazy.as_ref().map_or(0, LazyFifo::ledger_len)
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         forward: bool,
