@@ -43,6 +43,10 @@ fn parse_classes(o: &mut Obj, errs: &mut Errors) -> Vec<u8> {
 /// ten columns are 80 MB).
 pub const MAX_SAMPLES: u64 = 1_000_000;
 
+/// At most this many samples over all the run's queue, flow and element traces (`flow =
+/// "*"` is a trace per flow: 100 flows sampled 10⁶ times took 8.5 GB).
+pub const MAX_TOTAL_SAMPLES: u64 = 10_000_000;
+
 const NO_LINK: &str = "give a link name or 'from->to' node names of a link";
 
 /// `[[traces]]`: `kind` = queue | flow | element | pcap | drops | packets, with `link`, `flow`,
@@ -63,9 +67,12 @@ pub(crate) fn parse(
         errs.add("traces", format!("expected an array of tables ([[traces]]), got {}", show(tv)));
         return out;
     };
+    // Each sampled trace item's path and samples (all its traces', for a '*').
+    let mut sampled: Vec<(String, u64)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let path = format!("traces[{i}]");
         let Some(mut o) = Obj::new(item, &path, errs) else { continue };
+        let before = out.traces.len();
         let kind = o.choice("kind", &["queue", "flow", "element", "pcap", "drops", "packets"], None, errs);
         let logs = matches!(kind, Some("pcap") | Some("drops") | Some("packets"));
         let interval = if logs { 1 } else { o.time("interval", errs).unwrap_or(crate::units::secs(0.1)) };
@@ -177,7 +184,22 @@ pub(crate) fn parse(
             }
             _ => {}
         }
+        if let Some(d) = duration.filter(|&d| interval > 0 && d / interval <= MAX_SAMPLES) {
+            let added = (out.traces.len() - before) as u64;
+            sampled.push((o.at("interval"), added.saturating_mul(d / interval + 1)));
+        }
         o.finish_if(kind.is_some(), errs);
+    }
+    let total = sampled.iter().fold(0u64, |a, (_, n)| a.saturating_add(*n));
+    if total > MAX_TOTAL_SAMPLES {
+        let (at, most) = sampled.iter().max_by_key(|(_, n)| *n).expect("samples counted");
+        errs.add(
+            at.clone(),
+            format!(
+                "the run's traces give {total} samples in all ({most} from this one; `flow = \"*\"` is a trace per \
+                 flow); at most {MAX_TOTAL_SAMPLES}, about a gigabyte: use a longer interval or fewer traces"
+            ),
+        );
     }
     out
 }

@@ -214,7 +214,10 @@ impl RttEstimator {
         if let RttMode::Ns2 { tick } = self.mode {
             t = t.max(2 * tick);
         }
-        t
+        // A timer never expires at the instant it is armed: with `min_rto = 0`, a clock
+        // granularity of 0 and RTT samples of 0 (a zero-delay path whose packets take no
+        // whole nanosecond) the timeout was 0, and timeouts ran forever at one instant.
+        t.max(1)
     }
 
     /// Ends a timeout's back-off without an RTT sample (ns-3 on every ACK of new data).
@@ -263,7 +266,7 @@ impl RttEstimator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::units::MS;
+    use crate::units::{MS, SEC};
 
     #[test]
     fn rfc6298_first_and_later_samples() {
@@ -320,6 +323,19 @@ mod tests {
                 proptest::prop_assert_eq!(e.timeout_secs().to_bits(), crate::units::to_secs(e.compute_timeout()).to_bits());
             }
         });
+    }
+
+    /// Zero samples, no granularity, no floor: the timeout is still a nanosecond, so the
+    /// clock moves on (it was 0: a run that never ended).
+    #[test]
+    fn timeout_is_never_zero() {
+        let mut e = RttEstimator::new(RttMode::Rfc6298 { granularity: 0 }, 0, SEC, SEC);
+        for _ in 0..3 {
+            e.sample(0);
+        }
+        assert_eq!(e.timeout(), 1);
+        e.back_off();
+        assert_eq!(e.timeout(), 1, "a back-off of nothing is still the floor");
     }
 
     #[test]
