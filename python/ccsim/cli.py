@@ -224,6 +224,8 @@ def run_cmd(
     from .results import check_out_dir, staging_dir
     from .run import run
 
+    from .scenario import apply_overrides, as_dict, set_path, validate
+
     stage = None
     if out_dir is not None:
         # Checked before any work; everything goes to a staging folder that replaces
@@ -231,12 +233,22 @@ def run_cmd(
         check_out_dir(out_dir)
         stage = staging_dir(out_dir)
     pcap_dir = (stage / "pcap") if stage is not None else Path("pcap")
+    shown = set()
     try:
-        # The run's warnings are printed below, once each, as `validate` prints them; the
-        # Python API's ScenarioWarning would print them a second time with a source line.
+        # The run's warnings are printed here, once each, as `validate` prints them (the
+        # Python API's ScenarioWarning would print them a second time with a source line):
+        # the scenario's before the run (a warning that the run may take hours came after
+        # it, or never if it was stopped), the run's own after it.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ScenarioWarning)
-            res = run(scenario, seed=seed, overrides=set_, pcap_dir=pcap_dir, per_hop_events=per_hop_events)
+            d = as_dict(scenario)
+            apply_overrides(d, set_)
+            if seed is not None:
+                set_path(d, "simulation.seed", seed)
+            for path, msg in validate(d).get("warnings", []):
+                shown.add(f"{path}: {msg}")
+                err.print(f"warning: {path}: {msg}", markup=False, highlight=False, soft_wrap=True)
+            res = run(d, pcap_dir=pcap_dir, per_hop_events=per_hop_events)
         if stage is not None:
             # Messages name the folder the user gave, not the staging folder it replaces.
             res.meta["warnings"] = [w.replace(str(stage), str(out_dir)) for w in res.meta.get("warnings", [])]
@@ -249,7 +261,8 @@ def run_cmd(
     # kept, and the exit status says that not everything asked for was written.
     lost = [w for w in res.meta.get("warnings", []) if w.startswith("pcap of ") and " not written: " in w]
     for w in res.meta.get("warnings", []):
-        err.print(f"{'error' if w in lost else 'warning'}: {w}", markup=False, highlight=False, soft_wrap=True)
+        if w not in shown:
+            err.print(f"{'error' if w in lost else 'warning'}: {w}", markup=False, highlight=False, soft_wrap=True)
     if not quiet:
         print_summary(res)
         if res.files and out_dir is None:
