@@ -143,6 +143,30 @@ def test_7_trace_samples_are_bounded(tmp_path):
     assert "at most 1000000" in r.stderr and "at least 0.000001 s" in r.stderr
 
 
+def test_a_wrong_loss_direction_is_one_error(tmp_path):
+    """A loss model's fields were left unread when its direction was wrong, and reported as
+    unknown beside the direction's error (`p: unknown field; allowed fields here:
+    direction, kind`, though `p` is the model's)."""
+    text = TWO_NODE.replace('[[links]]\na = "a"\nb = "b"\n', '[[links]]\na = "a"\nb = "b"\nloss = { kind = "bernoulli", p = 0.1, direction = "up" }\n')
+    assert "loss = {" in text
+    r = ccsim_cli("validate", _write(tmp_path, text))
+    _assert_clean_failure(r, "links[0].loss.direction")
+    assert "unknown field" not in r.stderr, r.stderr
+    r = ccsim_cli("validate", _write(tmp_path, text.replace("p = 0.1", "p = 2")))
+    assert "links[0].loss.p" in r.stderr and "links[0].loss.direction" in r.stderr, r.stderr
+
+
+def test_a_capture_of_packets_smaller_than_their_headers_is_warned_of(tmp_path):
+    """A CBR packet of fewer than 28 bytes is captured with an IPv4 length below its own
+    header's (tshark: "Bogus IP length"), which no warning said."""
+    text = TWO_NODE.replace('packet_size = "1500B"', 'packet_size = "20B"') + '[[traces]]\nkind = "pcap"\nlink = "a->b"\n'
+    r = ccsim_cli("validate", _write(tmp_path, text))
+    assert r.returncode == 0, r.stderr
+    assert "flow 'f' sends packets of 20 bytes, fewer than the 28" in r.stderr, r.stderr
+    r = ccsim_cli("validate", _write(tmp_path, text.replace('"20B"', '"28B"')))
+    assert "fewer than the 28" not in r.stderr, r.stderr
+
+
 def test_7_all_the_traces_samples_are_bounded_too(tmp_path):
     """`flow = "*"` is a trace per flow, each within the per-trace limit: 20 flows sampled
     every nanosecond for a millisecond took 1.7 GB (100 flows, 8.5 GB) without a word."""

@@ -379,6 +379,16 @@ def test_duckdb_s_reports_of_an_interrupt_are_interrupts():
     assert not interrupted(duckdb.TransactionException("TransactionContext Error: Current transaction is aborted"))
 
 
+def test_a_sweep_says_it_keeps_no_captures(tmp_path):
+    """A sweep of a scenario with pcap traces kept none of them, without a word."""
+    base = ccsim.load(EXAMPLES / "tcp_dumbbell.toml")
+    base["simulation"]["duration"] = "7s"
+    said = []
+    r = ccsim.sweep(base, name="pc", out=tmp_path / "o", workers=1, progress=False, log=said.append)
+    assert r.failed == 0
+    assert any("pcap traces are not kept by a sweep" in m for m in said), said
+
+
 def test_interrupted_sweep_resumes_to_the_same_catalog(tmp_path):
     sw = tmp_path / "kill.toml"
     sw.write_text(SWEEP)

@@ -670,6 +670,10 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
                    "folder, computes it for every run)")
             warnings.warn(msg, UserWarning, stacklevel=2)
             say(f"warning: {msg}")
+        if any(isinstance(tr, dict) and tr.get("kind") == "pcap" for t in todo for tr in (t.scenario or {}).get("traces") or []):
+            # The runs' tables and series go to the catalog; their captures are not kept.
+            say(f"warning: {spec.name}: pcap traces are not kept by a sweep (each run's captures go to a temporary "
+                "folder): run a point with `ccsim run --out DIR` for its captures")
         if not todo:
             say(f"{spec.name}: all {len(unique)} runs are already in {out}/catalog.duckdb (ccsim {__version__}): nothing to run")
             return SweepResult(out, spec.name, len(unique), 0, cached, 0, time.perf_counter() - t0, first_scenario=first,

@@ -294,10 +294,9 @@ fn parse_loss(o: &mut Obj, key: &'static str, errs: &mut Errors) -> Option<[Opti
     let kind = l.choice("kind", &kinds, None, errs);
     let dir = l.choice("direction", &["forward", "reverse", "both"], Some("forward"), errs);
     let parser = kind.map(|k| crate::loss::REGISTRY.iter().find(|(n, _)| *n == k).unwrap().1);
-    let model = match dir {
-        Some(_) => parser.and_then(|p| p(&mut l, errs)),
-        None => None,
-    };
+    // Read (and checked) whatever the direction says: a wrong direction left the model's
+    // fields unread, reported as unknown (`p: unknown field` beside the direction's error).
+    let model = parser.and_then(|p| p(&mut l, errs));
     let out = match dir {
         Some("forward") => [model, None],
         Some("reverse") => [None, model],

@@ -223,6 +223,24 @@ pub(crate) fn check_capture_mss(traces: &Traces, flows: &Flows, generators: &[su
         .map(|f| format!("flow '{}'", f.name))
         .chain(generators.iter().filter(|g| too_big(g.transport.as_ref())).map(|g| format!("generator '{}'", g.name)))
         .collect();
+    let tiny: Vec<(String, u64)> = flows
+        .flows
+        .iter()
+        .filter_map(|f| {
+            let size = f.app.params().get("packet_size").and_then(Value::as_u64)?;
+            (size < 28).then(|| (format!("flow '{}'", f.name), size))
+        })
+        .collect();
+    if let Some((first, size)) = tiny.first() {
+        let more = if tiny.len() > 1 { format!(" (and {} more)", tiny.len() - 1) } else { String::new() };
+        errs.warn(
+            "traces",
+            format!(
+                "{first}{more} sends packets of {size} bytes, fewer than the 28 of the IPv4 and UDP headers a pcap \
+                 capture writes: Wireshark shows them as malformed"
+            ),
+        );
+    }
     if let Some(first) = big.first() {
         let more = if big.len() > 1 { format!(" (and {} more)", big.len() - 1) } else { String::new() };
         errs.warn(
