@@ -306,6 +306,18 @@ link = "a->b-c"
 [[traces]]
 kind = "queue"
 link = "a-b->c"
+[[flows]]
+name = "g"
+kind = "cbr"
+src = "a"
+dst = "b-c"
+rate = "2Mbps"
+[[flows]]
+name = "G"
+kind = "cbr"
+src = "a"
+dst = "b-c"
+rate = "3Mbps"
 [[traces]]
 kind = "flow"
 flow = "*"
@@ -319,11 +331,13 @@ def test_8_series_whose_file_names_collide_are_all_kept(tmp_path):
     scen = _write(tmp_path, COLLIDING)
     res = ccsim.run(scen)
     want = {n: res.series(n) for n in res.series_names}
-    assert {"queue:a->b-c", "queue:a-b->c", "flow:f x", "flow:f_x"} <= set(want)
+    assert {"queue:a->b-c", "queue:a-b->c", "flow:f x", "flow:f_x", "flow:g", "flow:G"} <= set(want)
     assert want["queue:a->b-c"]["arrivals"].iloc[-1] != want["queue:a-b->c"]["arrivals"].iloc[-1]
     back = ccsim.Results.load(res.save(tmp_path / "out"))
     files = sorted(p.name for p in (tmp_path / "out" / "series").iterdir())
     assert "queue_a-b-c.parquet" in files and "queue_a-b-c~2.parquet" in files and "flow_f_x~2.parquet" in files
+    # Names that differ only in case: one file on a case-insensitive file system.
+    assert "flow_g.parquet" in files and "flow_G~2.parquet" in files
     for n, df in want.items():
         assert back.series(n).equals(df), n
     base = ccsim.load(scen)

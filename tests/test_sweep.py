@@ -389,6 +389,30 @@ def test_a_sweep_says_it_keeps_no_captures(tmp_path):
     assert any("pcap traces are not kept by a sweep" in m for m in said), said
 
 
+def test_a_worker_interrupted_starts_no_more_runs(monkeypatch):
+    """After a Ctrl-C a pool worker had finished its interrupted run and then ran, in full,
+    the runs the pool had already handed it (they cannot be cancelled): a sweep of long
+    runs waited for them. It now stops each of them at once; before the interrupt, and in
+    the driving process, runs go on as ever."""
+    import importlib
+    import signal
+
+    sw = importlib.import_module("ccsim.sweep")  # the module, not ccsim.sweep the function
+
+    from ccsim.scenario import as_dict
+
+    scen = as_dict(EXAMPLES / "dumbbell_cbr.toml")
+    scen["simulation"]["duration"] = "1.1s"
+    task = sw.Task(run_id="r", params={}, seed=1, scenario=scen, sweep="s")
+    monkeypatch.setattr(sw, "_STOPPING", False)
+    assert sw.execute(task)["status"] == "ok"
+    sw._worker_sigint(signal.SIGINT, None)  # an idle worker: no exception, but noted
+    assert sw._STOPPING
+    with pytest.raises(KeyboardInterrupt):
+        sw.execute(task)
+    assert not sw._IN_RUN
+
+
 def test_interrupted_sweep_resumes_to_the_same_catalog(tmp_path):
     sw = tmp_path / "kill.toml"
     sw.write_text(SWEEP)

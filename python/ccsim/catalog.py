@@ -168,7 +168,7 @@ def interrupted(e: BaseException) -> bool:
             return True
         if isinstance(e, duckdb.Error) and "KeyboardInterrupt" in str(e):
             return True
-        e, seen = e.__cause__ or e.__context__, seen + 1
+        e, seen = e.__cause__ or (None if e.__suppress_context__ else e.__context__), seen + 1
     return False
 
 
@@ -454,8 +454,10 @@ class Catalog:
             meta = pq.read_schema(p).metadata or {}
             return None if SERIES_KEY not in meta else meta[SERIES_KEY] == series_name.encode("utf-8")
 
-        if (folder / f"{path}.parquet").is_file() and holds(folder / f"{path}.parquet") is False:
-            # Two names made the same file name: the run's other files say which is this one.
+        base = folder / f"{path}.parquet"
+        if folder.is_dir() and not (base.is_file() and holds(base) is not False):
+            # Two names made the same file name (or one differing only in case): the run's
+            # files say which holds this one.
             found = [p for p in sorted((folder / "series").glob("*.parquet")) if holds(p)]
             path = f"series/{found[0].stem}" if found else f"{path}~"
         if folder.is_dir() and not (folder / f"{path}.parquet").is_file():

@@ -246,8 +246,9 @@ def run_cmd(
             if seed is not None:
                 set_path(d, "simulation.seed", seed)
             for path, msg in validate(d).get("warnings", []):
-                shown.add(f"{path}: {msg}")
-                err.print(f"warning: {path}: {msg}", markup=False, highlight=False, soft_wrap=True)
+                text = f"{path}: {msg}" if path else msg  # as the run's results give it
+                shown.add(text)
+                err.print(f"warning: {text}", markup=False, highlight=False, soft_wrap=True)
             res = run(d, pcap_dir=pcap_dir, per_hop_events=per_hop_events)
         if stage is not None:
             # Messages name the folder the user gave, not the staging folder it replaces.

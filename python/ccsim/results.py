@@ -100,7 +100,8 @@ def _not_ccsims(out: Path) -> list[str]:
     foreign = []
     for p in entries:
         if p.name in ("series", "pcap") and p.is_dir() and not p.is_symlink():
-            foreign += [f"{p.name}/{q.name}" for q in sorted(p.iterdir()) if f"{p.name}/{q.name}" not in listed]
+            foreign += [f"{p.name}/{q.name}" for q in sorted(p.iterdir())
+                        if f"{p.name}/{q.name}" not in listed or not q.is_file() or q.is_symlink()]
         elif p.name not in own or not p.is_file():
             foreign.append(p.name + ("/" if p.is_dir() else ""))
     return foreign
@@ -305,8 +306,9 @@ class Results:
         ``out``, all at once: everything is written into a staging folder beside it
         (``staging``, e.g. from :func:`staging_dir`, whose ``pcap/`` may already hold the
         run's captures) that then replaces ``out``. An interrupted save leaves the previous
-        results whole; ``out`` must be new, empty, or an earlier results folder (one with a
-        ``summary.json``): anything else is refused rather than overwritten."""
+        results whole; ``out`` must be new, empty, or an earlier results folder holding
+        nothing else than what its ccsim ``summary.json`` lists (see :func:`check_out_dir`):
+        anything else is refused rather than overwritten."""
         out = Path(out)
         check_out_dir(out)
         stage = Path(staging) if staging is not None else staging_dir(out)

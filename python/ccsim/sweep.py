@@ -276,6 +276,9 @@ def standard_metrics(res) -> dict[str, float]:
 
 #: In a pool worker: whether a run is under way (what an interrupt then stops).
 _IN_RUN = False
+#: In a pool worker: an interrupt came; runs handed to it after that stop at once (the
+#: pool had already moved some queued runs to its workers, which cannot be cancelled).
+_STOPPING = False
 
 
 def _worker_sigint(signum, frame) -> None:
@@ -286,6 +289,8 @@ def _worker_sigint(signum, frame) -> None:
     ended while it held the pool's queue lock left the others waiting on it, and the
     sweep's shutdown with them, and an ended worker broke the pool while the sweep still
     submitted runs, an "internal error" instead of an interrupt.)"""
+    global _STOPPING
+    _STOPPING = True
     if _IN_RUN:
         raise KeyboardInterrupt
 
@@ -299,6 +304,9 @@ def _worker_init() -> None:
 def execute(task: Task) -> dict:
     """Runs one task; never raises (a failure is a result)."""
     global _IN_RUN
+    if _STOPPING:
+        # A run the pool had already handed over when the interrupt came: not started.
+        raise KeyboardInterrupt
     _IN_RUN = True
     try:
         return _execute(task)
@@ -390,7 +398,7 @@ def _local_results(tasks: list[Task], workers: int, main):
     # forkserver: workers fork from a server that has imported ccsim once, so starting them
     # is cheap and safe (no threads of this process are inherited).
     ctx = get_context("forkserver")
-    ctx.set_forkserver_preload(["ccsim.sweep"])
+    ctx.set_forkserver_preload(["ccsim.sweep", "ccsim._forkserver_sigint"])
     _start_forkserver()
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init) as pool:
         pending = set()
@@ -436,7 +444,10 @@ def _start_forkserver() -> None:
     """Starts the fork server (if it is not running) with Ctrl-C ignored, as it is once the
     server runs: a Ctrl-C while it imported ccsim printed the server's traceback. (The
     server is its own program, started with exec: an ignored signal is all it inherits;
-    this process ignores Ctrl-C only while it starts it.)"""
+    this process ignores Ctrl-C only while it starts it.) Its last preload,
+    `ccsim._forkserver_sigint`, gives Ctrl-C its default handler back, which the server
+    keeps for the processes it forks: other pools of the same process (the user's own)
+    would otherwise start with Ctrl-C ignored."""
     import signal
     from multiprocessing import forkserver
 

@@ -186,7 +186,8 @@ pub(crate) fn parse(
         }
         if let Some(d) = duration.filter(|&d| interval > 0 && d / interval <= MAX_SAMPLES) {
             let added = (out.traces.len() - before) as u64;
-            sampled.push((o.at("interval"), added.saturating_mul(d / interval + 1)));
+            // Counted as the per-trace limit counts them (`duration / interval`).
+            sampled.push((o.at("interval"), added.saturating_mul(d / interval)));
         }
         o.finish_if(kind.is_some(), errs);
     }

@@ -203,20 +203,22 @@ impl RttEstimator {
     }
 
     fn compute_timeout(&self) -> Time {
+        // A timer never expires at the instant it is armed: with `min_rto = 0`, a clock
+        // granularity of 0 and RTT samples of 0 (a zero-delay path whose packets take no
+        // whole nanosecond) the timeout was 0, and timeouts ran forever at one instant. The
+        // floor is taken before the back-off, which then doubles it as any timeout.
+        let rto = self.rto.max(1);
         let mut t = if self.samples == 0 {
             self.initial_rto.saturating_mul(self.backoff as Time)
         } else if self.clamp_after_backoff {
-            self.rto.saturating_mul(self.backoff as Time).max(self.min_rto)
+            rto.saturating_mul(self.backoff as Time).max(self.min_rto)
         } else {
-            self.rto.max(self.min_rto).saturating_mul(self.backoff as Time)
+            rto.max(self.min_rto).saturating_mul(self.backoff as Time)
         }
         .min(self.max_rto);
         if let RttMode::Ns2 { tick } = self.mode {
             t = t.max(2 * tick);
         }
-        // A timer never expires at the instant it is armed: with `min_rto = 0`, a clock
-        // granularity of 0 and RTT samples of 0 (a zero-delay path whose packets take no
-        // whole nanosecond) the timeout was 0, and timeouts ran forever at one instant.
         t.max(1)
     }
 
@@ -335,7 +337,8 @@ mod tests {
         }
         assert_eq!(e.timeout(), 1);
         e.back_off();
-        assert_eq!(e.timeout(), 1, "a back-off of nothing is still the floor");
+        e.back_off();
+        assert_eq!(e.timeout(), 4, "backed off as any timeout");
     }
 
     #[test]
