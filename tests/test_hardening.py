@@ -167,6 +167,19 @@ def test_a_capture_of_packets_smaller_than_their_headers_is_warned_of(tmp_path):
     assert "fewer than the 28" not in r.stderr, r.stderr
 
 
+def test_run_prints_each_scenario_warning_once(tmp_path):
+    """`ccsim run` prints the scenario's warnings before the run (validating first) and the
+    run's own after it, each once: a warning the run's results repeat is not printed again,
+    and `--seed` is checked as the Python API checks it."""
+    text = TWO_NODE.replace('packet_size = "1500B"', 'packet_size = "1500B"\nstart = "5s"')
+    p = _write(tmp_path, text)
+    r = ccsim_cli("run", p, "-q", "--seed", "4")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("starts at 5 s, at or after the end of the run") == 1, r.stderr
+    r = ccsim_cli("run", p, "-q", "--seed", "-1")
+    _assert_clean_failure(r, "simulation.seed: expected a whole number from 0 to 2^63 - 1")
+
+
 def test_7_all_the_traces_samples_are_bounded_too(tmp_path):
     """`flow = "*"` is a trace per flow, each within the per-trace limit: 20 flows sampled
     every nanosecond for a millisecond took 1.7 GB (100 flows, 8.5 GB) without a word."""

@@ -222,9 +222,8 @@ def run_cmd(
     import warnings
 
     from .results import check_out_dir, staging_dir
-    from .run import run
-
-    from .scenario import apply_overrides, as_dict, set_path, validate
+    from .run import prepare, run
+    from .scenario import validate
 
     stage = None
     if out_dir is not None:
@@ -241,10 +240,9 @@ def run_cmd(
         # it, or never if it was stopped), the run's own after it.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ScenarioWarning)
-            d = as_dict(scenario)
-            apply_overrides(d, set_)
-            if seed is not None:
-                set_path(d, "simulation.seed", seed)
+            # Validated here and again by the run (a parse more, milliseconds against the
+            # run), so that its warnings come first.
+            d = prepare(scenario, seed, set_)
             for path, msg in validate(d).get("warnings", []):
                 text = f"{path}: {msg}" if path else msg  # as the run's results give it
                 shown.add(text)

@@ -15,6 +15,19 @@ from .results import Results
 from .scenario import Scenario, ScenarioError, _raise_invalid, _to_json, apply_overrides, as_dict, set_path, warn_all, PathLike
 
 
+def prepare(scenario: "Scenario | Mapping | PathLike", seed: int | None = None,
+            overrides: "Iterable[str] | Mapping | None" = None) -> dict:
+    """The scenario as :func:`run` runs it: a dict, with ``overrides`` applied and ``seed``
+    (if given) as ``simulation.seed``."""
+    d = as_dict(scenario)
+    apply_overrides(d, overrides)
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise ScenarioError([("simulation.seed", f"expected a whole number from 0 to 2^63 - 1, got {seed!r}")])
+        set_path(d, "simulation.seed", seed)
+    return d
+
+
 def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
         overrides: Iterable[str] | Mapping[str, Any] | None = None,
         pcap_dir: str | os.PathLike | None = None, per_hop_events: bool = False) -> Results:
@@ -30,12 +43,7 @@ def run(scenario: Scenario | Mapping | PathLike, *, seed: int | None = None,
     per packet per link stage, no event-free DropTail links or cut-through): slower, and
     equal to the default except in the order of simultaneous events (docs/architecture.md).
     """
-    d = as_dict(scenario)
-    apply_overrides(d, overrides)
-    if seed is not None:
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise ScenarioError([("simulation.seed", f"expected a whole number from 0 to 2^63 - 1, got {seed!r}")])
-        set_path(d, "simulation.seed", seed)
+    d = prepare(scenario, seed, overrides)
     if not isinstance(per_hop_events, bool):
         raise ScenarioError([("per_hop_events", f"expected True or False, got {per_hop_events!r}")])
     traces = d.get("traces")

@@ -255,7 +255,10 @@ mod mrg_tests {
             b.next_u01();
         }
         assert_eq!(a.s, b.s);
-        // The largest skip a scenario may give, at once.
-        super::Mrg32k3a::ns2_default(1 << 40);
+        // The largest skip a scenario may give, at once: two jumps of half of it agree.
+        let mut half = super::Mrg32k3a::ns2_default(1 << 39);
+        half.jump(1 << 39);
+        assert_eq!(half.s, super::Mrg32k3a::ns2_default(1 << 40).s);
+        assert_ne!(half.s, super::Mrg32k3a::ns2_default((1 << 40) - 1).s);
     }
 }
