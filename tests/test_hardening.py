@@ -284,6 +284,18 @@ def test_8_out_replaces_only_what_an_earlier_run_wrote(tmp_path, two_node):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert ccsim_cli("run", two_node, "--out", empty, "-q").returncode == 0
+    # A file manager's litter is not the user's data (a folder Finder had shown was refused).
+    (res / "series" / "extra.parquet").unlink()
+    for folder in (tmp_path / "shown", res):
+        folder.mkdir(exist_ok=True)
+        (folder / ".DS_Store").write_text("finder")
+        if (folder / "series").is_dir():
+            (folder / "series" / "Thumbs.db").write_text("explorer")
+        r = ccsim_cli("run", two_node, "--out", folder, "-q")
+        assert r.returncode == 0, r.stderr
+        assert (folder / "summary.json").is_file()
+    (res / ".DS_Store").mkdir()  # a folder of that name is not litter
+    refused(res, ".DS_Store/")
 
 
 COLLIDING = """

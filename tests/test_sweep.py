@@ -65,6 +65,30 @@ def test_sweep_expands_grid_zip_and_seeds():
         ccsim.SweepSpec(name="x", base={}, zipped={"a": [1], "b": [1, 2]}).tasks()
 
 
+def test_a_sweeps_name_stays_in_results_and_seeds_are_listed_once(tmp_path, monkeypatch):
+    """A sweep's name is its default folder under results/: a name with a path in it had
+    put the catalog wherever it pointed (`../x` outside results/). A seed listed twice had
+    silently become one run."""
+    monkeypatch.chdir(tmp_path)
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    for bad in ("../escape", "a/b", "..", "", "tab\there"):
+        with pytest.raises(ccsim.ScenarioError, match="name"):
+            ccsim.sweep(base, name=bad, workers=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    sw = tmp_path / "s.toml"
+    sw.write_text(f'name = "../escape"\nbase = "{(EXAMPLES / "dumbbell_cbr.toml").as_posix()}"\n')
+    r = subprocess.run([sys.executable, "-m", "ccsim", "sweep", str(sw), "-q"], capture_output=True, text=True)
+    assert r.returncode == 2 and "name: '../escape' is not a folder name" in r.stderr, r.stderr
+    assert not (tmp_path.parent / "escape").exists() and not (tmp_path / "results").exists()
+    # With an output folder given, the name is only a name.
+    base["simulation"].update(duration="1.2s", warmup="0.2s")
+    res = ccsim.sweep(base, name="a/b", out=tmp_path / "out", workers=1)
+    assert res.ran == 1 and res.sweep == "a/b"
+    with pytest.raises(ccsim.ScenarioError, match="seeds: seed 2 is listed more than once"):
+        ccsim.sweep(base, seeds=[1, 2, 2], out=tmp_path / "out2", workers=1)
+    assert not (tmp_path / "out2").exists()
+
+
 def test_rerun_runs_nothing_and_says_so(tmp_path):
     lines = []
     base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")

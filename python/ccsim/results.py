@@ -83,12 +83,22 @@ def file_in_the_way(out: Path) -> str | None:
     return None
 
 
+#: Files a file manager leaves in any folder it shows (macOS's Finder, Windows' Explorer):
+#: not the user's data, so they do not stop a results folder being replaced.
+_OS_LITTER = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+
+
+def _litter(p: Path) -> bool:
+    return p.name in _OS_LITTER and p.is_file() and not p.is_symlink()
+
+
 def _not_ccsims(out: Path) -> list[str]:
     """The entries of folder `out` that a results folder written by :meth:`Results.save`
-    would not hold (hidden ones included): all of them unless its ``summary.json`` is
-    ccsim's; otherwise anything but the tables, ``scenario.json`` and the series and
-    captures that summary lists."""
-    entries = sorted(out.iterdir(), key=lambda p: p.name)
+    would not hold (hidden ones included, a file manager's ``.DS_Store``, ``Thumbs.db`` and
+    ``desktop.ini`` apart): all of them unless its ``summary.json`` is ccsim's; otherwise
+    anything but the tables, ``scenario.json`` and the series and captures that summary
+    lists."""
+    entries = sorted((p for p in out.iterdir() if not _litter(p)), key=lambda p: p.name)
     try:
         s = json.loads((out / "summary.json").read_text(encoding="utf-8"))
         listed = {*s.get("series", {}).values(), *s.get("pcap", {}).values()} if isinstance(s.get("meta"), dict) else None
@@ -101,7 +111,8 @@ def _not_ccsims(out: Path) -> list[str]:
     for p in entries:
         if p.name in ("series", "pcap") and p.is_dir() and not p.is_symlink():
             foreign += [f"{p.name}/{q.name}" for q in sorted(p.iterdir())
-                        if f"{p.name}/{q.name}" not in listed or not q.is_file() or q.is_symlink()]
+                        if not _litter(q) and (f"{p.name}/{q.name}" not in listed or not q.is_file()
+                                                   or q.is_symlink())]
         elif p.name not in own or not p.is_file():
             foreign.append(p.name + ("/" if p.is_dir() else ""))
     return foreign

@@ -131,8 +131,30 @@ def _seeds(value: Any) -> list[int]:
     if isinstance(value, list) and len(value) > MAX_RUNS:
         raise ScenarioError([("seeds", f"{len(value):,} seeds: a sweep has at most {MAX_RUNS:,} runs")])
     if isinstance(value, list) and value and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value):
+        seen: set[int] = set()
+        for s in value:
+            if s in seen:
+                raise ScenarioError([("seeds", f"seed {s} is listed more than once; a seed gives the same run each "
+                                               "time, so list each seed once")])
+            seen.add(s)
         return list(value)
     raise ScenarioError([("seeds", f"expected a count (e.g. 5) or a list of seeds >= 0, got {value!r}")])
+
+
+def _check_name(name: Any, folder: bool, field: str = "name") -> str:
+    """A sweep's name, a non-empty string; where it names the folder its results go to
+    (results/<name>, no out= given), one folder name, not a path."""
+    if not isinstance(name, str) or not name.strip():
+        raise ScenarioError([(field, f"expected a sweep name (a non-empty string), got {name!r}")])
+    if not folder:
+        return name
+    if name in (".", "..") or any(c in name for c in "/\\\0") or any(ord(c) < 32 for c in name):
+        raise ScenarioError([(field, f"{name!r} is not a folder name: a sweep's name has no '/', '\\', control "
+                                     "characters and is not '.' or '..' (its results go to results/<name>; "
+                                     "give --out / out= for another place)")])
+    if len(name) > 200:
+        raise ScenarioError([(field, f"a sweep's name has at most 200 characters, got {len(name)}")])
+    return name
 
 
 def load_sweep(path: PathLike) -> SweepSpec:
@@ -181,7 +203,7 @@ def load_sweep(path: PathLike) -> SweepSpec:
     if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
         raise ScenarioError([("metrics", "expected a list of metric names, e.g. [\"total.goodput_bps\"]")])
     check_metric_names(metrics, field="metrics")
-    return SweepSpec(name=str(d.get("name", p.stem)), base=base, grid=d.get("grid", {}), zipped=d.get("zip", {}),
+    return SweepSpec(name=_check_name(d.get("name", p.stem), folder=False), base=base, grid=d.get("grid", {}), zipped=d.get("zip", {}),
                      seeds=_seeds(d.get("seeds", 1)), metrics=metrics)
 
 
@@ -627,10 +649,11 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
     if isinstance(base, SweepSpec):
         spec = base
     else:
-        spec = SweepSpec(name=name or (as_dict(base).get("name", "sweep")), base=as_dict(base), grid=plain(dict(grid or {})),
+        spec = SweepSpec(name=name if name is not None else (as_dict(base).get("name") or "sweep"), base=as_dict(base), grid=plain(dict(grid or {})),
                          zipped=plain(dict(zip or {})), seeds=_seeds(plain(seeds)), extract=extract)
-    if name:
+    if name is not None:
         spec.name = name
+    spec.name = _check_name(spec.name, folder=out is None)
     out = Path(out or Path("results") / spec.name)
     blocker = file_in_the_way(out)
     if blocker:
