@@ -242,6 +242,8 @@ impl Simulation {
             prefetch,
             horizon: 0,
             warmup_pending: spec.warmup > 0,
+            check_at: 0,
+            next_poll: super::ahead::POLL_EVERY,
             taken_ahead: 0,
             params,
             elements,

@@ -167,6 +167,10 @@ pub struct Simulation {
     horizon: Time,
     /// The `WarmupEnd` event has yet to run.
     warmup_pending: bool,
+    /// The executed-event count at which [`Simulation::check_stop`] next looks further, and
+    /// the one from which it next polls its `should_stop`.
+    check_at: u64,
+    next_poll: u64,
     /// See [`Results::taken_ahead`].
     taken_ahead: u64,
     /// See [`Results::params`].
@@ -492,17 +496,15 @@ impl Simulation {
         }
     }
 
-    /// Whether to stop after the latest event (or packet taken ahead of the clock).
+    /// Whether to stop after the latest event (or packet taken ahead of the clock): one
+    /// comparison, the rest at [`Simulation::checkpoint`] every so many events.
     #[inline]
-    fn check_stop(&self, max_events: u64, should_stop: &mut dyn FnMut() -> bool) -> Option<StopReason> {
+    fn check_stop(&mut self, max_events: u64, should_stop: &mut dyn FnMut() -> bool) -> Option<StopReason> {
         let n = self.core.sched.executed();
-        if n >= max_events {
-            return Some(StopReason::MaxEvents);
+        if n < self.check_at {
+            return None;
         }
-        if n & 0x3FFF == 0 && should_stop() {
-            return Some(StopReason::Interrupted);
-        }
-        None
+        self.checkpoint(n, max_events, should_stop)
     }
 
     /// Runs and collects results.
