@@ -302,3 +302,39 @@ jitter = true
     let sim = Simulation::new(from_toml(toml).unwrap());
     assert_eq!(sim.network().links.len(), 2 * 5);
 }
+
+/// A run's `packets` and `drops` traces share a total: four of them hold at most 2.5
+/// million events each (one alone, 5 million), so that tracing many links cannot take tens
+/// of gigabytes.
+#[test]
+fn packet_and_drop_logs_share_a_total() {
+    let caps = |traces: &str| {
+        let toml = format!(
+            r#"
+nodes = ["a", "b", "c"]
+[simulation]
+duration = "1s"
+[[links]]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "1ms"
+[[links]]
+a = "b"
+b = "c"
+rate = "10Mbps"
+delay = "1ms"
+{traces}"#
+        );
+        let sim = Simulation::new(ccsim_core::scenario::from_toml(&toml).unwrap());
+        let net = sim.network();
+        let mut caps: Vec<usize> = net.links.iter().filter_map(|l| l.packet_log.as_ref().map(|g| g.cap)).collect();
+        caps.extend(net.links.iter().filter_map(|l| l.drop_log.as_ref().map(|g| g.cap)));
+        caps
+    };
+    let one = "[[traces]]\nkind = \"packets\"\nlink = \"a->b\"\n";
+    assert_eq!(caps(one), [5_000_000]);
+    let four = ["a->b", "b->a", "b->c"].iter().map(|l| format!("[[traces]]\nkind = \"packets\"\nlink = \"{l}\"\n")).collect::<String>()
+        + "[[traces]]\nkind = \"drops\"\nlink = \"c->b\"\n";
+    assert_eq!(caps(&four), [2_500_000; 4]);
+}

@@ -84,18 +84,26 @@ fn params(json: &str) -> PyResult<String> {
     Ok(spec.params().to_string())
 }
 
-fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyList>> {
+/// Little-endian bytes of `v`, written straight into a new Python `bytes`.
+fn le_bytes<'py, T: Copy, const N: usize>(py: Python<'py>, v: &[T], le: fn(T) -> [u8; N]) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_bound_with(py, v.len() * N, |buf| {
+        for (chunk, &x) in buf.chunks_exact_mut(N).zip(v) {
+            chunk.copy_from_slice(&le(x));
+        }
+        Ok(())
+    })
+}
+
+/// A table's columns as Python `bytes`, each column freed once copied (a run's result
+/// tables and series are given up column by column, so that the engine's copy and
+/// Python's are not both held whole: a `packets` trace of millions of events is hundreds
+/// of megabytes each).
+fn table_to_py(py: Python<'_>, t: Table) -> PyResult<Bound<'_, PyList>> {
     let out = PyList::empty_bound(py);
-    for (name, col) in &t.columns {
+    for (name, col) in t.columns {
         let item: PyObject = match col {
-            Column::F64(v) => {
-                let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                (name.as_str(), "f64", PyBytes::new_bound(py, &bytes)).into_py(py)
-            }
-            Column::I64(v) => {
-                let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                (name.as_str(), "i64", PyBytes::new_bound(py, &bytes)).into_py(py)
-            }
+            Column::F64(v) => (name.as_str(), "f64", le_bytes(py, &v, f64::to_le_bytes)?).into_py(py),
+            Column::I64(v) => (name.as_str(), "i64", le_bytes(py, &v, i64::to_le_bytes)?).into_py(py),
             Column::Str(v) => {
                 // Arrow's string layout: the UTF-8 bytes end to end and n + 1 offsets as
                 // i32, from which Python makes the array (no object per value).
@@ -106,8 +114,8 @@ fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyList>> 
                         bytes.len()
                     )));
                 }
-                let offsets: Vec<u8> = v.starts().iter().flat_map(|&o| (o as i32).to_le_bytes()).collect();
-                let buffers = (v.len(), PyBytes::new_bound(py, &offsets), PyBytes::new_bound(py, bytes.as_bytes()));
+                let offsets = le_bytes(py, v.starts(), |o: usize| (o as i32).to_le_bytes())?;
+                let buffers = (v.len(), offsets, PyBytes::new_bound(py, bytes.as_bytes()));
                 (name.as_str(), "str", buffers).into_py(py)
             }
         };
@@ -116,7 +124,7 @@ fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyList>> 
     Ok(out)
 }
 
-fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
+fn results_to_py(py: Python<'_>, r: Results) -> PyResult<PyObject> {
     let d = PyDict::new_bound(py);
     let meta = PyDict::new_bound(py);
     meta.set_item("name", &r.name)?;
@@ -134,21 +142,21 @@ fn results_to_py(py: Python<'_>, r: &Results) -> PyResult<PyObject> {
     meta.set_item("build", BUILD)?;
     meta.set_item("params_json", &r.params)?;
     d.set_item("meta", meta)?;
-    d.set_item("flows", table_to_py(py, &r.flows)?)?;
-    d.set_item("queues", table_to_py(py, &r.queues)?)?;
-    d.set_item("drops", table_to_py(py, &r.drops)?)?;
-    d.set_item("elements", table_to_py(py, &r.elements)?)?;
-    d.set_item("receivers", table_to_py(py, &r.receivers)?)?;
-    d.set_item("fct", table_to_py(py, &r.fct)?)?;
-    d.set_item("queue_classes", table_to_py(py, &r.queue_classes)?)?;
-    d.set_item("flow_classes", table_to_py(py, &r.flow_classes)?)?;
+    d.set_item("flows", table_to_py(py, r.flows)?)?;
+    d.set_item("queues", table_to_py(py, r.queues)?)?;
+    d.set_item("drops", table_to_py(py, r.drops)?)?;
+    d.set_item("elements", table_to_py(py, r.elements)?)?;
+    d.set_item("receivers", table_to_py(py, r.receivers)?)?;
+    d.set_item("fct", table_to_py(py, r.fct)?)?;
+    d.set_item("queue_classes", table_to_py(py, r.queue_classes)?)?;
+    d.set_item("flow_classes", table_to_py(py, r.flow_classes)?)?;
     let series = PyList::empty_bound(py);
-    for (name, t) in &r.series {
-        series.append((name.as_str(), table_to_py(py, t)?))?;
+    for (name, t) in r.series {
+        series.append((name, table_to_py(py, t)?))?;
     }
     d.set_item("series", series)?;
-    d.set_item("files", r.files.clone())?;
-    d.set_item("warnings", r.warnings.clone())?;
+    d.set_item("files", r.files)?;
+    d.set_item("warnings", r.warnings)?;
     Ok(d.into_py(py))
 }
 
@@ -184,7 +192,7 @@ fn run(py: Python<'_>, json: &str, output_dir: Option<String>, per_hop_events: b
             return Err(e);
         }
     }
-    results_to_py(py, &outcome)
+    results_to_py(py, outcome)
 }
 
 fn bench_dict(py: Python<'_>, r: ccsim_core::bench::BenchResult) -> PyResult<PyObject> {

@@ -1,12 +1,13 @@
 //! One direction of a duplex link: its egress queue, optional loss model, statistics,
-//! propagation line, and (when event-free) its lazy FIFO; and the per-drop log.
+//! propagation line, and (when event-free) its lazy FIFO.
 
 use super::lazy::{LazyFifo, Offer};
 use super::ring::Ring;
 use crate::loss::LossModel;
 use crate::measure::{FlowTable, QueueStats};
 use crate::packet::{Kind, PacketPool, PktId};
-use crate::queue::{DropReason, Queue};
+use crate::queue::Queue;
+use crate::trace::log::{DropLog, PacketLog};
 use crate::units::{Serializer, Time};
 
 /// One direction of a duplex link.
@@ -261,142 +262,9 @@ impl LinkDir {
     }
 }
 
-/// A log of drops: time, flow, sequence number, reason, size. As a table (a `drops`
-/// trace's series) the time is in seconds, the flow, sequence number and size integers
-/// and the reason its name (`overflow`, `early`, ...), as in the `packets` trace and the
-/// run's `drops` table.
-#[derive(Default)]
-pub struct DropLog {
-    pub time: Vec<Time>,
-    pub flow: Vec<u32>,
-    pub seq: Vec<u64>,
-    pub reason: Vec<DropReason>,
-    pub size: Vec<u32>,
-}
-
-impl DropLog {
-    pub fn push(&mut self, now: Time, p: &crate::packet::Packet, reason: DropReason) {
-        self.push_parts(now, p.flow, p.seq, reason, p.size)
-    }
-
-    pub fn push_parts(&mut self, now: Time, flow: u32, seq: u64, reason: DropReason, size: u32) {
-        self.time.push(now);
-        self.flow.push(flow);
-        self.seq.push(seq);
-        self.reason.push(reason);
-        self.size.push(size);
-    }
-
-    pub fn into_table(self) -> crate::measure::Table {
-        use crate::measure::Column;
-        let mut t = crate::measure::Table::default();
-        t.push("time", Column::F64(self.time.iter().map(|&x| crate::units::to_secs(x)).collect()));
-        t.push("flow", Column::I64(self.flow.iter().map(|&x| x as i64).collect()));
-        t.push("seq", Column::I64(self.seq.iter().map(|&x| x as i64).collect()));
-        t.push("reason", Column::Str(self.reason.iter().map(|r| r.name().to_string()).collect()));
-        t.push("size", Column::I64(self.size.iter().map(|&x| x as i64).collect()));
-        t
-    }
-}
-
-/// Packet events of one link direction, as ns-2 traces them: `+` arrival at the queue, `-`
-/// start of serialization, `r` arrival at the far node, `d` drop (queue or wire).
-pub struct PacketLog {
-    /// Events not kept because the log was full.
-    pub dropped_events: u64,
-    cap: usize,
-    time: Vec<Time>,
-    event: Vec<u8>,
-    reason: Vec<i8>,
-    pkt: Vec<crate::packet::Packet>,
-}
-
-impl Default for PacketLog {
-    fn default() -> Self {
-        Self::with_cap(Self::MAX_EVENTS)
-    }
-}
-
-impl PacketLog {
-    pub fn with_cap(cap: usize) -> Self {
-        PacketLog { dropped_events: 0, cap, time: Vec::new(), event: Vec::new(), reason: Vec::new(), pkt: Vec::new() }
-    }
-
-    pub const ENQUEUE: u8 = b'+';
-    pub const DEQUEUE: u8 = b'-';
-    pub const RECEIVE: u8 = b'r';
-    pub const DROP: u8 = b'd';
-    /// At most this many events per log (about 130 bytes each: 650 MB).
-    pub const MAX_EVENTS: usize = 5_000_000;
-
-    #[cold]
-    pub fn push(&mut self, at: Time, event: u8, p: &crate::packet::Packet, reason: Option<DropReason>) {
-        if self.time.len() >= self.cap {
-            self.dropped_events += 1;
-            return;
-        }
-        self.time.push(at);
-        self.event.push(event);
-        self.reason.push(reason.map_or(-1, |r| r as i8));
-        self.pkt.push(*p);
-    }
-
-    /// The events in time order (stable: same-time events keep the order they happened in).
-    pub fn into_table(self) -> crate::measure::Table {
-        use crate::measure::Column;
-        let mut order: Vec<usize> = (0..self.time.len()).collect();
-        order.sort_by_key(|&i| self.time[i]);
-        let f = |g: &dyn Fn(usize) -> f64| Column::F64(order.iter().map(|&i| g(i)).collect());
-        let i = |g: &dyn Fn(usize) -> i64| Column::I64(order.iter().map(|&i| g(i)).collect());
-        let mut t = crate::measure::Table::default();
-        t.push("time", f(&|k| crate::units::to_secs(self.time[k])));
-        t.push("event", Column::Str(order.iter().map(|&k| (self.event[k] as char).to_string()).collect()));
-        t.push("flow", i(&|k| self.pkt[k].flow as i64));
-        t.push("kind", Column::Str(order.iter().map(|&k| kind_name(self.pkt[k].kind)).collect()));
-        t.push("size", i(&|k| self.pkt[k].size as i64));
-        t.push("seq", i(&|k| self.pkt[k].seq as i64));
-        t.push("ack", i(&|k| self.pkt[k].ack as i64));
-        t.push("payload", i(&|k| self.pkt[k].payload as i64));
-        t.push("flags", i(&|k| self.pkt[k].flags as i64));
-        t.push("uid", i(&|k| self.pkt[k].uid as i64));
-        t.push("src", i(&|k| self.pkt[k].src as i64));
-        t.push("dst", i(&|k| self.pkt[k].dst as i64));
-        t.push(
-            "reason",
-            Column::Str(order.iter().map(|&k| if self.reason[k] < 0 { String::new() } else { reason_name(self.reason[k]) }).collect()),
-        );
-        t
-    }
-}
-
-fn kind_name(k: Kind) -> &'static str {
-    match k {
-        Kind::Datagram => "datagram",
-        Kind::Data => "data",
-        Kind::Ack => "ack",
-        Kind::Control => "control",
-        Kind::Cell => "cell",
-    }
-}
-
-fn reason_name(r: i8) -> String {
-    DropReason::ALL.iter().find(|d| **d as i8 == r).map_or(String::new(), |d| d.name().to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_full_packet_log_counts_what_it_does_not_keep() {
-        let mut log = PacketLog::with_cap(3);
-        let p = crate::packet::Packet::default();
-        for t in 0..5 {
-            log.push(t, PacketLog::ENQUEUE, &p, None);
-        }
-        assert_eq!(log.dropped_events, 2);
-        assert_eq!(log.into_table().rows(), 3);
-    }
 
     /// A link direction stays small: every packet touches one (and a flow with its own
     /// hosts has four). Drops by reason are counted out of line (`DropCounts`). Eight

@@ -26,8 +26,9 @@ mod ring;
 mod router;
 mod routing;
 
+pub use crate::trace::log::{DropLog, PacketLog};
 pub(crate) use link::FarAgent;
-pub use link::{DropLog, LinkDir, PacketLog};
+pub use link::LinkDir;
 pub use router::{InboxPolicy, INBOX_LINES_PER_PACKET, INBOX_MIN_LINES, INBOX_START_LINES, REVIEW_WINDOWS, SCAN_LINES_PER_PACKET};
 pub use routing::{MulticastTree, Routes, BRANCH};
 

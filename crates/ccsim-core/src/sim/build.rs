@@ -37,11 +37,13 @@ impl Simulation {
         if !spec.pcaps.is_empty() {
             std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
         }
+        // The logs share a total ([`crate::trace::log::MAX_TOTAL_EVENTS`]).
+        let cap = crate::trace::log::log_cap(spec.drop_logs.len() + spec.packet_logs.len());
         for &ld in &spec.drop_logs {
-            links[ld as usize].drop_log = Some(Box::default());
+            links[ld as usize].drop_log = Some(Box::new(crate::net::DropLog::with_cap(cap)));
         }
         for &ld in &spec.packet_logs {
-            links[ld as usize].packet_log = Some(Box::default());
+            links[ld as usize].packet_log = Some(Box::new(crate::net::PacketLog::with_cap(cap)));
         }
         for p in &spec.pcaps {
             let w = crate::trace::pcap::PcapWriter::create(&dir.join(&p.file), nodes.len() as u32)?;

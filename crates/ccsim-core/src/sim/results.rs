@@ -262,17 +262,14 @@ impl Simulation {
         let mut series: Vec<(String, Table)> = self.traces.into_iter().map(|t| (t.series.name.clone(), t.series.into_table())).collect();
         for l in self.core.net.links.iter_mut() {
             if let Some(log) = l.drop_log.take() {
+                if log.dropped_events > 0 {
+                    warnings.push(log_full("drops", &l.name(nodes), log.cap, log.dropped_events));
+                }
                 series.push((["drops:", &l.name(nodes)].concat(), log.into_table()));
             }
             if let Some(log) = l.packet_log.take() {
                 if log.dropped_events > 0 {
-                    warnings.push(format!(
-                        "packets trace of {}: the first {} events kept, {} later ones not (a log holds at most {} events)",
-                        l.name(nodes),
-                        crate::net::PacketLog::MAX_EVENTS,
-                        log.dropped_events,
-                        crate::net::PacketLog::MAX_EVENTS
-                    ));
+                    warnings.push(log_full("packets", &l.name(nodes), log.cap, log.dropped_events));
                 }
                 series.push((["packets:", &l.name(nodes)].concat(), log.into_table()));
             }
@@ -488,6 +485,15 @@ fn push_summaries(t: &mut Table, rows: impl Iterator<Item = Vec<(&'static str, f
     for (k, v) in cols {
         t.push(k, Column::F64(v));
     }
+}
+
+/// The warning of a `drops` or `packets` trace whose log was full.
+fn log_full(kind: &str, link: &str, cap: usize, later: u64) -> String {
+    use crate::trace::log::{MAX_EVENTS, MAX_TOTAL_EVENTS};
+    format!(
+        "{kind} trace of {link}: the first {cap} events kept, {later} later ones not (a log holds at most {MAX_EVENTS} \
+         events, and a run's drops and packets traces {MAX_TOTAL_EVENTS} together)"
+    )
 }
 
 #[cfg(test)]

@@ -1,3 +1,4 @@
 //! Packet traces written while the simulation runs.
 
+pub mod log;
 pub mod pcap;
