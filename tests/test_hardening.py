@@ -601,6 +601,15 @@ def test_11_warnings_for_runs_that_would_take_hours_or_exhaust_memory(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ccsim.validate(web)
+    # An on-off source sends a packet at the start of every burst: bursts and pauses of
+    # 1 ns at 1 Mb/s offer 5e8 packets a second, not the 83 its rate alone gives (no warning).
+    onoff = TWO_NODE.replace('kind = "cbr"', 'kind = "onoff"\non_mean = "1ns"\noff_mean = "1ns"').replace('duration = "1s"', 'duration = "10s"')
+    assert 'on_mean = "1ns"' in onoff
+    r = ccsim_cli("validate", _write(tmp_path, onoff))
+    assert r.returncode == 0 and "the open-loop flows offer up to 5.0e9 packets in the run (flow 'f'" in r.stderr, r.stderr
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ccsim.validate(ccsim.loads(onoff.replace('"1ns"', '"1ms"')))
 
 
 def test_11_many_late_flows_give_a_few_warnings(tmp_path):

@@ -338,3 +338,33 @@ delay = "1ms"
         + "[[traces]]\nkind = \"drops\"\nlink = \"c->b\"\n";
     assert_eq!(caps(&four), [2_500_000; 4]);
 }
+
+/// A trace samples at 0, the interval, twice it, ... up to the duration: the limit of 10⁶
+/// samples counts them all (the message had said one sample fewer than the run takes).
+#[test]
+fn a_traces_samples_are_counted_as_taken() {
+    let scenario = |interval: &str| {
+        format!(
+            r#"
+nodes = ["a", "b"]
+[simulation]
+duration = "10s"
+[[links]]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "1ms"
+[[traces]]
+kind = "queue"
+link = "a->b"
+interval = "{interval}"
+"#
+        )
+    };
+    let e = errors(&scenario("10us"));
+    assert!(e[0].to_string().contains("gives 1000001 samples"), "{}", e[0]);
+    assert!(e[0].to_string().contains("longer than 0.00001 s"), "{}", e[0]);
+    assert!(from_toml(&scenario("10.001us")).is_ok());
+    let r = run_toml(&scenario("1s")).unwrap();
+    assert_eq!(r.series[0].1.rows(), 11);
+}

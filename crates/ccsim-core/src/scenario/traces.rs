@@ -47,6 +47,12 @@ pub const MAX_SAMPLES: u64 = 1_000_000;
 /// "*"` is a trace per flow: 100 flows sampled 10⁶ times took 8.5 GB).
 pub const MAX_TOTAL_SAMPLES: u64 = 10_000_000;
 
+/// The samples a trace takes over a run of `duration`: at 0, `interval`, twice it, ... up
+/// to the duration.
+fn samples(duration: crate::units::Time, interval: crate::units::Time) -> u64 {
+    duration / interval + 1
+}
+
 const NO_LINK: &str = "give a link name or 'from->to' node names of a link";
 
 /// `[[traces]]`: `kind` = queue | flow | element | pcap | drops | packets, with `link`, `flow`,
@@ -79,13 +85,14 @@ pub(crate) fn parse(
         if interval == 0 {
             errs.add(o.at("interval"), "must be greater than 0");
         } else if let Some(d) = duration {
-            if d / interval > MAX_SAMPLES && !logs {
-                let min = crate::units::to_secs(d.div_ceil(MAX_SAMPLES));
+            if samples(d, interval) > MAX_SAMPLES && !logs {
+                let min = crate::units::to_secs(d) / MAX_SAMPLES as f64;
                 errs.add(
                     o.at("interval"),
                     format!(
-                        "gives {} samples over the run; at most {MAX_SAMPLES} per trace: use an interval of at least {min} s",
-                        d / interval
+                        "gives {} samples over the run (at 0, the interval, twice it, ... up to the duration); at most \
+                         {MAX_SAMPLES} per trace: use an interval longer than {min} s",
+                        samples(d, interval)
                     ),
                 );
             }
@@ -184,10 +191,9 @@ pub(crate) fn parse(
             }
             _ => {}
         }
-        if let Some(d) = duration.filter(|&d| interval > 0 && d / interval <= MAX_SAMPLES) {
+        if let Some(d) = duration.filter(|&d| interval > 0 && samples(d, interval) <= MAX_SAMPLES) {
             let added = (out.traces.len() - before) as u64;
-            // Counted as the per-trace limit counts them (`duration / interval`).
-            sampled.push((o.at("interval"), added.saturating_mul(d / interval)));
+            sampled.push((o.at("interval"), added.saturating_mul(samples(d, interval))));
         }
         o.finish_if(kind.is_some(), errs);
     }
