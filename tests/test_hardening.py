@@ -776,3 +776,51 @@ def test_one_slip_one_error(change, only):
         assert "no node named" not in str(e.value), str(e.value)
     else:
         assert str(e.value).startswith(only) and "\n" not in str(e.value), str(e.value)
+
+
+def test_an_elements_misspelt_field_is_reported_with_what_it_left_missing():
+    """An element refused for a missing field (`rate`) did not report its unknown ones
+    (`rat`), so the message hid the misspelling that caused it. Every element table of
+    the examples, each field removed in turn: no field the kind reads is called unknown,
+    and a misspelt one always is, unless the table was refused for a choice (an unknown
+    meter), on which the fields it reads depend."""
+    cells = {"kind": "cell", "limit": 1000}
+    mcs = {"name": "mcs", "nodes": ["s", "sw", "r"], "simulation": {"duration": "0.1s"},
+           "links": [{"a": "s", "b": "sw", "rate": "155Mbps", "delay": "5us", "reverse_queue": cells},
+                     {"a": "sw", "b": "r", "rate": "155Mbps", "delay": "5us", "queue": cells}],
+           "flows": [{"name": "f", "kind": "tcp", "src": "s", "dst": ["r"], "mss": 512, "handshake": False}],
+           "elements": [{"kind": "aal5", "node": "s", "llc": True}, {"kind": "aal5", "node": "r"},
+                        {"kind": "mcs", "node": "sw", "common_buffer": "40KB", "ack": "min", "spd": True,
+                         "spd_threshold": 50, "resend": True, "resend_below": 10, "local_repair": True,
+                         "resend_interval": "2ms", "llc": False}]}
+    ccsim.validate(mcs)
+    cases = [(p.name, ccsim.load(p)) for p in sorted(EXAMPLES.glob("*.toml"))] + [("mcs", mcs)]
+    seen = set()
+    for name, base in cases:
+        for i, el in enumerate(base.get("elements", [])):
+            seen.add(el["kind"])
+            for key in [k for k in el if k not in ("kind", "node", "name")]:
+                for typo in (False, True):
+                    d = copy.deepcopy(base)
+                    d["elements"][i].pop(key)
+                    if typo:
+                        d["elements"][i][key + "x"] = el[key]
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            ccsim.validate(d)
+                        errors = []
+                    except ccsim.ScenarioError as e:
+                        errors = e.errors
+                    unknown = [p for p, m in errors if m.startswith("unknown field")]
+                    choice = any("(one of:" in m or m.startswith("unknown value") for _, m in errors)
+                    where = f"{name} elements[{i}] without {key}"
+                    assert unknown == ([f"elements[{i}].{key}x"] if typo and not choice else []), (where, errors)
+    assert seen >= {"shaper", "policer", "marker", "aal5", "mcs"}, seen
+    # A refused choice: the fields the kind would read are unknown, so none is reported.
+    d = ccsim.load(EXAMPLES / "assured_service.toml")
+    marker = next(e for e in d["elements"] if e["kind"] == "marker")
+    marker["meter"] = "nope"
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.validate(d)
+    assert not [m for _, m in e.value.errors if m.startswith("unknown field")], e.value.errors

@@ -106,13 +106,16 @@ pub struct Obj<'v> {
     pub path: String,
     map: &'v Map<String, Value>,
     known: Vec<&'static str>,
+    /// A [`Obj::choice`] without a value (missing, or not one allowed): a parser that
+    /// branches on it may leave fields unread ([`Obj::refused_choice`]).
+    refused_choice: bool,
 }
 
 impl<'v> Obj<'v> {
     /// Wraps `v` as a table, or records an error and returns `None`.
     pub fn new(v: &'v Value, path: &str, errs: &mut Errors) -> Option<Obj<'v>> {
         match v {
-            Value::Object(map) => Some(Obj { path: path.to_string(), map, known: Vec::new() }),
+            Value::Object(map) => Some(Obj { path: path.to_string(), map, known: Vec::new(), refused_choice: false }),
             other => {
                 errs.add(path, format!("expected a table, got {}", show(other)));
                 None
@@ -400,6 +403,7 @@ impl<'v> Obj<'v> {
     ) -> Option<&'static str> {
         if !self.has(key) {
             if default.is_none() {
+                self.refused_choice = true;
                 self.required(key, &format!("one of: {}", allowed.join(", ")), errs);
             }
             self.get(key);
@@ -408,9 +412,16 @@ impl<'v> Obj<'v> {
         let v = self.get(key)?;
         let found = v.as_str().and_then(|s| allowed.iter().find(|a| **a == s).copied());
         if found.is_none() {
+            self.refused_choice = true;
             errs.add(self.at(key), format!("unknown value {}; allowed: {}", show(v), allowed.join(", ")));
         }
         found
+    }
+
+    /// Whether a [`Obj::choice`] of this table had no value: a parser that branches on
+    /// one may then have left fields unread, which [`Obj::finish`] would call unknown.
+    pub fn refused_choice(&self) -> bool {
+        self.refused_choice
     }
 }
 

@@ -108,9 +108,10 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
     };
     let spd = o.boolean("spd", errs).unwrap_or(false);
     let threshold = o.int("spd_threshold", 1, 1 << 32, errs);
-    if spd && threshold.is_none() {
+    // Refused after every field is read, so that a misspelt one is reported too.
+    let no_threshold = spd && threshold.is_none();
+    if no_threshold {
         errs.add(o.at("spd_threshold"), "required with spd = true: the queue length (cells) at which a port is congested");
-        return None;
     }
     if !spd && threshold.is_some() {
         errs.add(o.at("spd_threshold"), "applies to spd = true only");
@@ -134,6 +135,9 @@ pub fn parse(o: &mut Obj, errs: &mut Errors) -> Option<Arc<dyn ElementConfig>> {
     }
     let resend_interval = o.time("resend_interval", errs).unwrap_or(MS);
     let llc = o.boolean("llc", errs).unwrap_or(false);
+    if no_threshold {
+        return None;
+    }
     Some(Arc::new(McsConfig {
         common_buffer,
         ack,

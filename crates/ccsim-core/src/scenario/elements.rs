@@ -75,9 +75,12 @@ pub(crate) fn parse(top: &mut Obj, topo: &Topology, flows: &Flows, errs: &mut Er
         let config = kind.and_then(|k| (ELEMENT_KINDS.iter().find(|(n, _)| *n == k).unwrap().1)(&mut o, errs));
         let at = |k: &str| o.at(k);
         let (from_path, to_path, flows_path, node_path) = (at("from"), at("to"), at("flows"), at("node"));
-        // A kind's table refused for a value (an unknown meter, say) leaves fields unread
-        // that the kind would read: not reported as unknown on top of the real error.
-        o.finish_if(kind_ok && config.is_some(), errs);
+        // A kind's table refused for a choice (an unknown meter, say) leaves fields unread
+        // that the kind would read: not reported as unknown on top of the real error. Any
+        // other refusal (a missing rate) comes after the kind has read all its fields, so
+        // a misspelt one is reported (`rat` for `rate` had gone unsaid).
+        let finish = kind_ok && (config.is_some() || !o.refused_choice());
+        o.finish_if(finish, errs);
         let (Some(node), Some(kind), Some(config)) = (node, kind, config) else { continue };
         let name = name.unwrap_or_else(|| format!("{kind}{i}"));
         for k in 0..count {
