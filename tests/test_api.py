@@ -449,3 +449,31 @@ def test_flows_with_stops_give_the_same_results_on_the_event_path(tmp_path):
     f = fast.flows.set_index("name")
     assert f.loc["t2", "goodput_bps"] == 0 and f.loc["t3", "goodput_bps"] == pytest.approx(f.loc["t3", "goodput_bytes"] * 8 / 3)
     assert all(f.loc[n, "goodput_bps"] <= 10e6 for n in ("t0", "t1"))
+
+
+def test_import_ccsim_is_light_and_its_functions_stay_functions():
+    """`import ccsim` loads running, results and sweeps on first use (they bring numpy,
+    pyarrow, pandas and DuckDB: `ccsim --version` took 0.6 s, now about 0.1 s), and
+    `ccsim.run` / `ccsim.sweep` are the functions even when their modules, of the same
+    names, were imported first."""
+    code = """
+import sys
+import ccsim
+heavy = [m for m in ("pandas", "pyarrow", "duckdb", "numpy") if m in sys.modules]
+assert not heavy, heavy
+import ccsim.run, ccsim.sweep, ccsim.catalog
+from ccsim.sweep import load_sweep
+assert callable(ccsim.run) and ccsim.run.__module__ == "ccsim.run", ccsim.run
+assert callable(ccsim.sweep) and ccsim.sweep.__module__ == "ccsim.sweep", ccsim.sweep
+assert ccsim.Catalog.__name__ == "Catalog" and ccsim.load_sweep is load_sweep
+assert set(ccsim.__all__) <= set(dir(ccsim))
+try:
+    ccsim.no_such_name
+except AttributeError as e:
+    assert "no_such_name" in str(e)
+else:
+    raise AssertionError("no AttributeError")
+print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
