@@ -140,7 +140,8 @@ def test_7_trace_samples_are_bounded(tmp_path):
     text = TWO_NODE + '[[traces]]\nkind = "queue"\nlink = "a->b"\ninterval = "1ns"\n'
     r = ccsim_cli("run", _write(tmp_path, text))
     _assert_clean_failure(r, "traces[0].interval")
-    assert "at most 1000000" in r.stderr and "at least 0.000001 s" in r.stderr
+    assert "gives 1000000001 samples" in r.stderr and "at most 1000000" in r.stderr, r.stderr
+    assert "use an interval longer than 0.000001 s" in r.stderr, r.stderr
 
 
 def test_a_wrong_loss_direction_is_one_error(tmp_path):
@@ -165,6 +166,15 @@ def test_a_capture_of_packets_smaller_than_their_headers_is_warned_of(tmp_path):
     assert "flow 'f' sends packets of 20 bytes, fewer than the 28" in r.stderr, r.stderr
     r = ccsim_cli("validate", _write(tmp_path, text.replace('"20B"', '"28B"')))
     assert "fewer than the 28" not in r.stderr, r.stderr
+    # The last packet of a burst that is not a whole number of packets; a generator's.
+    r = ccsim_cli("validate", _write(tmp_path, text.replace('"20B"', '"1000B"\nbytes = 3010')))
+    assert "flow 'f' sends packets of 10 bytes, fewer than the 28" in r.stderr, r.stderr
+    gen = ccsim.load(EXAMPLES / "web_traffic.toml")
+    gen["generators"][0]["transport"] = {"kind": "cbr", "rate": "1Mbps", "packet_size": "20B"}
+    gen["traces"] = [{"kind": "pcap", "link": gen["traces"][0]["link"]}] if gen.get("traces") else [
+        {"kind": "pcap", "link": "r0->r1"}]
+    with pytest.warns(ccsim.ScenarioWarning, match="generator 'left-to-right' sends packets of 20 bytes"):
+        ccsim.validate(gen)
 
 
 def test_run_prints_each_scenario_warning_once(tmp_path):
@@ -185,10 +195,11 @@ def test_7_all_the_traces_samples_are_bounded_too(tmp_path):
     every nanosecond for a millisecond took 1.7 GB (100 flows, 8.5 GB) without a word."""
     flows = '[[flows]]\nname = "c{i}"\nkind = "cbr"\nsrc = "a"\ndst = "b"\ncount = %d\nrate = "1Mbps"\n'
     trace = '[[traces]]\nkind = "flow"\nflow = "*"\ninterval = "1ns"\n'
-    base = TWO_NODE.replace('duration = "1s"', 'duration = "1ms"')
+    # 999 001 samples a flow (at 0, 1 ns, ... 999 µs), within the limit of a trace's.
+    base = TWO_NODE.replace('duration = "1s"', 'duration = "999us"')
     r = ccsim_cli("validate", _write(tmp_path, base + flows % 20 + trace))
     _assert_clean_failure(r, "traces[0].interval")
-    assert "give 2" in r.stderr and "at most 10000000" in r.stderr, r.stderr
+    assert "give 20979021 samples" in r.stderr and "at most 10000000" in r.stderr, r.stderr
     assert ccsim_cli("validate", _write(tmp_path, base + flows % 5 + trace)).returncode == 0
 
 
@@ -549,6 +560,18 @@ def test_11_an_unreachable_dask_scheduler(tmp_path):
     _assert_clean_failure(bogus, "--dask")
     assert "'bogus' is not a Dask scheduler address" in bogus.stderr, bogus.stderr
     assert "to run on" not in bogus.stderr + bogus.stdout  # refused before the sweep said where it runs
+    # A refused sweep leaves no empty catalog (nor folder) behind; one into an earlier
+    # sweep's folder leaves its catalog as it was, this sweep unrecorded.
+    assert not (tmp_path / "o").exists() and not (tmp_path / "o2").exists()
+    ok = tmp_path / "ok"
+    assert ccsim_cli("sweep", sw, "--out", ok, "-q", timeout=120).returncode == 0
+    sw2 = _write(tmp_path, f'name = "y"\nbase = "{(EXAMPLES / "dumbbell_cbr.toml").as_posix()}"\n[grid]\n"dumbbell.queue.limit" = [30]\n',
+                 "sw2.toml")
+    _assert_clean_failure(ccsim_cli("sweep", sw2, "--out", ok, "--dask", "bogus", "-q", timeout=120), "--dask")
+    with ccsim.Catalog(ok) as c:
+        assert len(c.runs("x")) == 1
+        with pytest.raises(ccsim.ScenarioError, match="no sweep named 'y'"):
+            c.runs("y")
 
 
 def test_11_warnings_for_a_bare_rate_and_a_late_flow(tmp_path):
@@ -824,3 +847,34 @@ def test_an_elements_misspelt_field_is_reported_with_what_it_left_missing():
     with pytest.raises(ccsim.ScenarioError) as e:
         ccsim.validate(d)
     assert not [m for _, m in e.value.errors if m.startswith("unknown field")], e.value.errors
+
+
+def test_data_files_with_a_byte_order_mark_read_as_without(tmp_path):
+    """A byte-order mark (spreadsheets write one) is not data: an arrival-times file that
+    began with one had its first time refused, while scenario files and empirical
+    distributions took it."""
+    text = """
+[simulation]
+duration = "1s"
+[dumbbell]
+senders = 1
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+[[generators]]
+src = "s0"
+dst = "d0"
+arrivals = { kind = "times", file = "times.txt" }
+size = { kind = "empirical", file = "sizes.csv" }
+transport = { kind = "tcp" }
+"""
+    fcts = []
+    for bom in ("", "\ufeff"):
+        folder = tmp_path / ("bom" if bom else "plain")
+        folder.mkdir()
+        (folder / "times.txt").write_text(bom + "0.1\n0.2\n0.35\n", encoding="utf-8")
+        (folder / "sizes.csv").write_text(bom + "1000,0.5\n20000,1.0\n", encoding="utf-8")
+        (folder / "s.toml").write_text(bom + text, encoding="utf-8")
+        fcts.append(ccsim.run(folder / "s.toml").tables["fct"].to_pandas()[["start_s", "size_bytes", "fct_s"]])
+    assert len(fcts[0]) == 3 and fcts[0].equals(fcts[1])

@@ -511,6 +511,12 @@ def test_toy_paper_report_has_every_claim_with_a_verdict(tmp_path, cli):
     assert other.returncode == 2 and "invalid option: --out:" in other.stderr and "another paper (toy)" in other.stderr
     zero = cli("reproduce", "udt-rtt", "--quick", "--out", tmp_path / "z", "-q", "--workers", "0")
     assert zero.returncode == 2 and "--workers: must be at least 1" in zero.stderr
+    # A paper id beside --module is the module's, or refused (it was ignored).
+    both = cli("reproduce", "udt-rtt", "--module", ROOT / "tests" / "toy_paper.py", "--quick", "--out", tmp_path / "b", "-q")
+    assert both.returncode == 2 and "reproduces paper 'toy', not 'udt-rtt'" in both.stderr, both.stderr
+    assert not (tmp_path / "b").exists()
+    same = cli("reproduce", "toy", "--module", ROOT / "tests" / "toy_paper.py", "--quick", "--out", tmp_path / "rep", "-q")
+    assert same.returncode == 0 and "claims 2 hold" in same.stdout, same.stderr
 
 
 def test_reproduce_list_and_unimplemented(cli):

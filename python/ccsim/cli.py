@@ -351,6 +351,10 @@ def reproduce_cmd(
     mode = "full" if full else "quick"
     if module is not None:
         papers = [load_paper_file(module)]
+        if paper is not None and paper != papers[0].id:
+            # The module's paper would have run in its place, without a word.
+            raise ScenarioError([("paper", f"--module {module} reproduces paper '{papers[0].id}', not '{paper}': give "
+                                           "the paper id or --module, not both")])
     elif paper is None:
         raise ScenarioError([("paper", "give a paper id (ccsim reproduce --list), 'all', or --module FILE")])
     elif paper == "all":

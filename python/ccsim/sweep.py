@@ -684,12 +684,36 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
     pool = not dask and workers > 1
     main = _main_for_workers(spec.extract) if pool and not (out / "catalog.duckdb").exists() else None
     t0 = time.perf_counter()
-    with Catalog(out, create=True) as cat:
-        done = cat.done_ids(__version__)
-        todo = [t for t in unique.values() if t.run_id not in done]
-        cached = len(unique) - len(todo)
-        if pool and main is None and todo:
-            main = _main_for_workers(spec.extract)
+    fresh = [p for p in (out, out / "catalog.duckdb") if not p.exists()]
+    try:
+        with Catalog(out, create=True) as cat:
+            return _sweep_in(cat, spec, unique, out, dask, workers, pool, main, metrics, progress, say, first, t0)
+    except ScenarioError:
+        # Refused before any run (an unreachable Dask scheduler): the catalog (and folder)
+        # this call made are not left behind, empty.
+        for p in reversed(fresh):
+            for q in ([p.with_name(p.name + ".wal"), p] if p.suffix == ".duckdb" else [p]):
+                try:
+                    q.rmdir() if q.is_dir() else q.unlink()
+                except OSError:
+                    pass
+        raise
+
+
+def _sweep_in(cat, spec, unique, out, dask, workers, pool, main, metrics, progress, say, first, t0) -> "SweepResult":
+    """The part of :func:`sweep` that runs with its catalog open."""
+    done = cat.done_ids(__version__)
+    todo = [t for t in unique.values() if t.run_id not in done]
+    cached = len(unique) - len(todo)
+    if pool and main is None and todo:
+        main = _main_for_workers(spec.extract)
+    # A Dask scheduler is reached (or refused) before the sweep is recorded or says it runs
+    # there (a refused one had left the sweep's new definition in the catalog).
+    client = dask_client(dask, workers) if dask and todo else None
+    results = bar = None
+    ran = failed = 0
+    engine = overhead = 0.0
+    try:
         # Recorded once the sweep is accepted (a refused call leaves the list as it was).
         cat.set_members(spec.name, [(t.run_id, t.params, t.seed) for t in unique.values()], __version__)
         own = spec.extract is not None and str(getattr(spec.extract, "__module__", "")).startswith("ccsim.")
@@ -702,7 +726,7 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
             msg = (f"{spec.name}: every run is cached, so extract={getattr(spec.extract, '__name__', 'fn')} was applied to "
                    f"none; if it is new, the {cached} runs in {out} do not have its metrics (another out, or an empty "
                    "folder, computes it for every run)")
-            warnings.warn(msg, UserWarning, stacklevel=2)
+            warnings.warn(msg, UserWarning, stacklevel=3)
             say(f"warning: {msg}")
         if any(isinstance(tr, dict) and tr.get("kind") == "pcap" for t in todo for tr in (t.scenario or {}).get("traces") or []):
             # The runs' tables and series go to the catalog; their captures are not kept.
@@ -712,55 +736,49 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
             say(f"{spec.name}: all {len(unique)} runs are already in {out}/catalog.duckdb (ccsim {__version__}): nothing to run")
             return SweepResult(out, spec.name, len(unique), 0, cached, 0, time.perf_counter() - t0, first_scenario=first,
                                run_ids=list(unique))
-        # A Dask scheduler is reached (or refused) before the sweep says it runs there.
-        client = dask_client(dask, workers) if dask else None
-        results = bar = None
-        ran = failed = 0
-        engine = overhead = 0.0
-        try:
-            say(f"{spec.name}: {len(unique)} runs, {cached} cached, {len(todo)} to run on "
-                f"{'dask ' + dask if dask else f'{workers} local worker(s)'}")
-            if not dask:
-                for t in todo:
-                    t.out = str(out)
-            results = _dask_results(todo, client[0]) if client else _local_results(todo, workers, main)
-            bar = _progress(len(unique), cached) if progress else None
-            for r in results:
-                cat.record(run_id=r["run_id"], version=__version__, sweep=r["sweep"], params=r["params"], seed=r["seed"],
-                           status=r["status"], error=r["error"], meta=r["meta"], metrics=r["metrics"], tables=r["tables"])
-                ran += 1
-                if metrics and r["status"] == "ok":
-                    absent = _absent_metrics(metrics, r["metrics"])
-                    metrics = []
-                    if absent:
-                        warnings.warn(absent, UserWarning, stacklevel=2)
-                        say(f"warning: {absent}")
-                if r["status"] != "ok":
-                    failed += 1
-                    say(f"run {r['run_id']} ({json.dumps(r['params'])}, seed {r['seed']}) failed: {r['error'].splitlines()[0]}")
-                else:
-                    engine += r["meta"].get("wall_s", 0.0)
-                    overhead += r["meta"].get("overhead_s", 0.0)
-                    if bar is None:
-                        say(f"run {r['run_id']} ok ({json.dumps(r['params'])}, seed {r['seed']}, "
-                            f"{r['meta'].get('wall_s', 0):.2f} s)")
-                if bar:
-                    bar.advance(r["status"] == "ok")
-        finally:
-            # Closing the runs' generator shuts its worker pool down here, also when the
-            # caller stopped early (an interrupt while recording a run); a Dask client (and
-            # its local cluster) is closed even if no run was asked of it.
-            if results is not None:
-                results.close()
+        say(f"{spec.name}: {len(unique)} runs, {cached} cached, {len(todo)} to run on "
+            f"{'dask ' + dask if dask else f'{workers} local worker(s)'}")
+        if not dask:
+            for t in todo:
+                t.out = str(out)
+        results = _dask_results(todo, client[0]) if client else _local_results(todo, workers, main)
+        bar = _progress(len(unique), cached) if progress else None
+        for r in results:
+            cat.record(run_id=r["run_id"], version=__version__, sweep=r["sweep"], params=r["params"], seed=r["seed"],
+                       status=r["status"], error=r["error"], meta=r["meta"], metrics=r["metrics"], tables=r["tables"])
+            ran += 1
+            if metrics and r["status"] == "ok":
+                absent = _absent_metrics(metrics, r["metrics"])
+                metrics = []
+                if absent:
+                    warnings.warn(absent, UserWarning, stacklevel=3)
+                    say(f"warning: {absent}")
+            if r["status"] != "ok":
+                failed += 1
+                say(f"run {r['run_id']} ({json.dumps(r['params'])}, seed {r['seed']}) failed: {r['error'].splitlines()[0]}")
+            else:
+                engine += r["meta"].get("wall_s", 0.0)
+                overhead += r["meta"].get("overhead_s", 0.0)
+                if bar is None:
+                    say(f"run {r['run_id']} ok ({json.dumps(r['params'])}, seed {r['seed']}, "
+                        f"{r['meta'].get('wall_s', 0):.2f} s)")
             if bar:
-                bar.stop()
-            for c in client or ():
-                if c is not None:
-                    c.close()
-        wall = time.perf_counter() - t0
-        say(f"{spec.name}: ran {ran} ({failed} failed), {cached} cached, in {wall:.1f} s")
-        return SweepResult(out, spec.name, len(unique), ran, cached, failed, wall, engine, overhead, first_scenario=first,
-                           run_ids=list(unique))
+                bar.advance(r["status"] == "ok")
+    finally:
+        # Closing the runs' generator shuts its worker pool down here, also when the
+        # caller stopped early (an interrupt while recording a run); a Dask client (and
+        # its local cluster) is closed even if no run was asked of it.
+        if results is not None:
+            results.close()
+        if bar:
+            bar.stop()
+        for c in client or ():
+            if c is not None:
+                c.close()
+    wall = time.perf_counter() - t0
+    say(f"{spec.name}: ran {ran} ({failed} failed), {cached} cached, in {wall:.1f} s")
+    return SweepResult(out, spec.name, len(unique), ran, cached, failed, wall, engine, overhead, first_scenario=first,
+                       run_ids=list(unique))
 
 
 class _progress:

@@ -63,6 +63,11 @@ pub fn read_data_file(path: &str) -> Result<String, String> {
     if text.len() as u64 > MAX_DATA_FILE_BYTES {
         return Err(format!("{path} is larger than {MAX_DATA_FILE_BYTES} bytes, the most a data file may have"));
     }
+    // A byte-order mark (spreadsheets write one) is not data, as in scenario files: an
+    // arrival-times file that began with one had its first time refused.
+    if let Some(rest) = text.strip_prefix('\u{feff}') {
+        text = rest.to_string();
+    }
     Ok(text)
 }
 

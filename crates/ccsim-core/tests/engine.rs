@@ -368,3 +368,18 @@ interval = "{interval}"
     let r = run_toml(&scenario("1s")).unwrap();
     assert_eq!(r.series[0].1.rows(), 11);
 }
+
+/// A TOML date or time is read as its text: a field that takes a string keeps it, any
+/// other names it in its error (the error had shown an internal
+/// `{"$__toml_private_datetime": ...}` table).
+#[test]
+fn a_toml_date_is_read_as_its_text() {
+    let v = ccsim_core::scenario::toml_to_value("name = 2024-01-01\n[t]\nat = [07:30:00]\n").unwrap();
+    assert_eq!(v, serde_json::json!({"name": "2024-01-01", "t": {"at": ["07:30:00"]}}));
+    let e = errors("nodes = [\"a\"]\n[simulation]\nduration = 1979-05-27T07:32:00Z\n");
+    let text = e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n");
+    assert!(text.contains("simulation.duration: invalid time '1979-05-27T07:32:00Z'"), "{text}");
+    assert!(!text.contains("toml_private"), "{text}");
+    let e = ccsim_core::scenario::toml_to_value("[a]\nb = [1.0, nan]\n").unwrap_err();
+    assert_eq!((e.path.as_str(), e.message.as_str()), ("a.b[1]", "expected a finite number, got NaN"));
+}

@@ -274,24 +274,41 @@ impl Spec {
 pub fn toml_to_value(text: &str) -> Result<Value, ScenarioError> {
     let t: toml::Table = toml::from_str(text)
         .map_err(|e| ScenarioError { path: String::new(), message: format!("not valid TOML: {}", e.to_string().trim()) })?;
-    // TOML has `nan` and `inf`; the tree validated is JSON's, which has neither (a NaN would
-    // arrive as null, and its error would name null): refused here, by its path.
-    for (k, v) in &t {
-        non_finite(v, k)?;
+    let mut out = serde_json::Map::with_capacity(t.len());
+    for (k, v) in t {
+        let v = toml_to_json(v, &k)?;
+        out.insert(k, v);
     }
-    serde_json::to_value(t).map_err(|e| ScenarioError { path: String::new(), message: format!("TOML value not representable: {e}") })
+    Ok(Value::Object(out))
 }
 
-/// The first float in `v` that is not finite, as an error at its path.
-fn non_finite(v: &toml::Value, path: &str) -> Result<(), ScenarioError> {
-    match v {
+/// One TOML value as JSON. TOML has `nan` and `inf`, which JSON has not (a NaN would arrive
+/// as null, and its error would name null): refused here, by its path. A TOML date or time
+/// (`name = 2024-01-01`, an unquoted `07:30:00`) becomes its text, which a field that takes
+/// a string reads and any other refuses as that text (it had arrived as an internal
+/// `{"$__toml_private_datetime": ...}` table, named so in errors).
+fn toml_to_json(v: toml::Value, path: &str) -> Result<Value, ScenarioError> {
+    Ok(match v {
         toml::Value::Float(x) if !x.is_finite() => {
-            Err(ScenarioError { path: path.to_string(), message: format!("expected a finite number, got {x}") })
+            return Err(ScenarioError { path: path.to_string(), message: format!("expected a finite number, got {x}") });
         }
-        toml::Value::Array(a) => a.iter().enumerate().try_for_each(|(i, x)| non_finite(x, &format!("{path}[{i}]"))),
-        toml::Value::Table(t) => t.iter().try_for_each(|(k, x)| non_finite(x, &format!("{path}.{k}"))),
-        _ => Ok(()),
-    }
+        toml::Value::Float(x) => Value::from(x),
+        toml::Value::Integer(i) => Value::from(i),
+        toml::Value::String(s) => Value::String(s),
+        toml::Value::Boolean(b) => Value::Bool(b),
+        toml::Value::Datetime(d) => Value::String(d.to_string()),
+        toml::Value::Array(a) => {
+            Value::Array(a.into_iter().enumerate().map(|(i, x)| toml_to_json(x, &format!("{path}[{i}]"))).collect::<Result<_, _>>()?)
+        }
+        toml::Value::Table(t) => {
+            let mut m = serde_json::Map::with_capacity(t.len());
+            for (k, x) in t {
+                let x = toml_to_json(x, &format!("{path}.{k}"))?;
+                m.insert(k, x);
+            }
+            Value::Object(m)
+        }
+    })
 }
 
 /// Validates a TOML scenario.
