@@ -1,11 +1,31 @@
-"""Imported by a sweep's fork server as its last preload (see `sweep._start_forkserver`):
-the server was started with Ctrl-C ignored, so that a Ctrl-C while it imported ccsim did
-not print its traceback; with the imports done, Ctrl-C gets Python's default handler back,
-which the server keeps for every process it forks (its own wait ignores Ctrl-C anyway).
-Not for import anywhere else: it sets the importing process's Ctrl-C handler."""
+"""Imported by a sweep's fork server as its last preload (see `sweep._start_forkserver`).
+Not for import anywhere else: it sets the importing process's Ctrl-C handler and its
+`sys.excepthook`, which the server keeps for every process it forks.
+
+- The server was started with Ctrl-C ignored, so that a Ctrl-C while it imported ccsim did
+  not print its traceback; with the imports done, Ctrl-C gets Python's default handler
+  back (the server's own wait ignores Ctrl-C anyway).
+- A worker the server forks reads its start-up state from the sweep, the pool's
+  semaphores among it; after a Ctrl-C the sweep may have shut its pool down, and removed
+  them, before a worker it had asked for got there: that worker's `FileNotFoundError` is
+  not the user's to read (it was printed, a traceback after "interrupted"). Any other
+  error goes to Python's hook, as before."""
 
 import signal
+import sys
 import threading
+import traceback
+
+
+def _quiet_when_orphaned(kind, value, tb) -> None:
+    if isinstance(value, FileNotFoundError) and any(
+        frame.f_code.co_name == "__setstate__" and frame.f_code.co_filename.endswith("synchronize.py")
+        for frame, _ in traceback.walk_tb(tb)
+    ):
+        return
+    sys.__excepthook__(kind, value, tb)
+
 
 if threading.current_thread() is threading.main_thread():
     signal.signal(signal.SIGINT, signal.default_int_handler)
+sys.excepthook = _quiet_when_orphaned
