@@ -467,6 +467,14 @@ assert callable(ccsim.run) and ccsim.run.__module__ == "ccsim.run", ccsim.run
 assert callable(ccsim.sweep) and ccsim.sweep.__module__ == "ccsim.sweep", ccsim.sweep
 assert ccsim.Catalog.__name__ == "Catalog" and ccsim.load_sweep is load_sweep
 assert set(ccsim.__all__) <= set(dir(ccsim))
+# Submodules are attributes as when `import ccsim` imported them all.
+assert ccsim.results.Results is ccsim.Results and ccsim.catalog.Catalog is ccsim.Catalog
+# A patch of the function in its module does not outlive the patch (a first lookup
+# during one had kept the mock for good).
+from unittest import mock
+with mock.patch("ccsim.sweep.load_sweep", lambda p: "fake"):
+    assert ccsim.load_sweep("x") == "fake"
+assert ccsim.load_sweep is load_sweep
 try:
     ccsim.no_such_name
 except AttributeError as e:

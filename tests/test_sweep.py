@@ -74,6 +74,8 @@ def test_a_sweeps_name_stays_in_results_and_seeds_are_listed_once(tmp_path, monk
     for bad in ("../escape", "a/b", "..", "", "tab\there"):
         with pytest.raises(ccsim.ScenarioError, match="name"):
             ccsim.sweep(base, name=bad, workers=1)
+    with pytest.raises(ccsim.ScenarioError, match="name"):  # an empty out is no out
+        ccsim.sweep(base, name="../../escaped", out="", workers=1)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     sw = tmp_path / "s.toml"
     sw.write_text(f'name = "../escape"\nbase = "{(EXAMPLES / "dumbbell_cbr.toml").as_posix()}"\n')
@@ -717,3 +719,35 @@ def test_a_catalog_with_the_first_membership_table_still_opens(tmp_path):
     assert (r.ran, r.cached) == (1, 1)
     with Catalog(tmp_path, read_only=True) as c:
         assert list(c.metrics("s")["dumbbell.queue.limit"]) == [10, 20]
+
+
+def test_a_sweep_refused_by_a_held_catalog_leaves_it_alone(tmp_path, monkeypatch):
+    """A refused sweep removes the catalog it made, never one another process holds: two
+    sweeps starting into one new folder, the one refused (the catalog is in use) had
+    removed the other's open catalog and folder (review of the forty-first session)."""
+    import ccsim.sweep  # noqa: F401 - the module, for its Catalog
+    import sys as _sys
+    module = _sys.modules["ccsim.sweep"]
+    out = tmp_path / "out"
+    holder = ("import sys, time\nfrom ccsim.catalog import Catalog\n"
+              f"with Catalog({str(out)!r}, create=True):\n    print('ready', flush=True)\n    sys.stdin.read()\n")
+    real = module.Catalog
+    procs = []
+
+    def racing(*args, **kwargs):
+        # The other sweep's catalog appears after this one found the folder new.
+        p = subprocess.Popen([sys.executable, "-c", holder], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        procs.append(p)
+        assert p.stdout.readline().strip() == "ready"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "Catalog", racing)
+    base = {"nodes": ["a", "b"], "simulation": {"duration": "0.1s"},
+            "links": [{"a": "a", "b": "b", "rate": "10Mbps", "delay": "1ms"}]}
+    try:
+        with pytest.raises(ccsim.ScenarioError, match="another process is using"):
+            ccsim.sweep(base, out=out, workers=1)
+        assert (out / "catalog.duckdb").is_file()
+    finally:
+        for p in procs:
+            p.communicate("")

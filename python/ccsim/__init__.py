@@ -29,14 +29,17 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ccsim' has no attribute {name!r}")
+    # Not cached here: a value taken while a test patches `ccsim.run.run` would outlive the
+    # patch. (A submodule, `ccsim.results` say, is bound on import, as before.)
     import importlib
+    import importlib.util
 
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+    module = _LAZY.get(name)
+    if module is not None:
+        return getattr(importlib.import_module(f".{module}", __name__), name)
+    if not name.startswith("_") and importlib.util.find_spec(f".{name}", __name__) is not None:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'ccsim' has no attribute {name!r}")
 
 
 def __dir__() -> list:

@@ -7,9 +7,10 @@ Not for import anywhere else: it sets the importing process's Ctrl-C handler and
   back (the server's own wait ignores Ctrl-C anyway).
 - A worker the server forks reads its start-up state from the sweep, the pool's
   semaphores among it; after a Ctrl-C the sweep may have shut its pool down, and removed
-  them, before a worker it had asked for got there: that worker's `FileNotFoundError` is
-  not the user's to read (it was printed, a traceback after "interrupted"). Any other
-  error goes to Python's hook, as before."""
+  them, before a worker it had asked for got there. That worker's `FileNotFoundError` was
+  a traceback after "interrupted"; it is one line now, which also says what happened if
+  the semaphores went otherwise (a cleaned `/dev/shm`). Any other error goes to Python's
+  hook, as before."""
 
 import signal
 import sys
@@ -22,6 +23,8 @@ def _quiet_when_orphaned(kind, value, tb) -> None:
         frame.f_code.co_name == "__setstate__" and frame.f_code.co_filename.endswith("synchronize.py")
         for frame, _ in traceback.walk_tb(tb)
     ):
+        sys.stderr.write("ccsim: a worker process could not start: its pool's semaphores were gone (the pool had "
+                         "shut down, as after Ctrl-C)\n")
         return
     sys.__excepthook__(kind, value, tb)
 

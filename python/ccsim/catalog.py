@@ -227,6 +227,10 @@ class Catalog:
         row = self.con.execute(q, [run_id, version]).fetchone()
         return row is not None and (row[0] == "ok" or not ok_only)
 
+    def is_empty(self) -> bool:
+        """Whether the catalog holds no run and no sweep."""
+        return not any(self.con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("runs", "sweep_runs"))
+
     def done_ids(self, version: str) -> set[str]:
         return {r[0] for r in self.con.execute("SELECT run_id FROM runs WHERE version = ? AND status = 'ok'", [version]).fetchall()}
 

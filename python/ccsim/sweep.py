@@ -653,7 +653,7 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
                          zipped=plain(dict(zip or {})), seeds=_seeds(plain(seeds)), extract=extract)
     if name is not None:
         spec.name = name
-    spec.name = _check_name(spec.name, folder=out is None)
+    spec.name = _check_name(spec.name, folder=not out)
     out = Path(out or Path("results") / spec.name)
     blocker = file_in_the_way(out)
     if blocker:
@@ -685,13 +685,20 @@ def sweep(base: Scenario | Mapping | PathLike | SweepSpec, *, grid: Mapping[str,
     main = _main_for_workers(spec.extract) if pool and not (out / "catalog.duckdb").exists() else None
     t0 = time.perf_counter()
     fresh = [p for p in (out, out / "catalog.duckdb") if not p.exists()]
+    empty = False
     try:
         with Catalog(out, create=True) as cat:
-            return _sweep_in(cat, spec, unique, out, dask, workers, pool, main, metrics, progress, say, first, t0)
+            try:
+                return _sweep_in(cat, spec, unique, out, dask, workers, pool, main, metrics, progress, say, first, t0)
+            except ScenarioError:
+                # Refused before any run (an unreachable Dask scheduler). Only a catalog this
+                # call holds, which holds nothing, may go (a catalog another process holds
+                # refuses the open above, and is that process's).
+                empty = cat.is_empty()
+                raise
     except ScenarioError:
-        # Refused before any run (an unreachable Dask scheduler): the catalog (and folder)
-        # this call made are not left behind, empty.
-        for p in reversed(fresh):
+        # The catalog (and folder) this call made are not left behind, empty.
+        for p in reversed(fresh if empty else []):
             for q in ([p.with_name(p.name + ".wal"), p] if p.suffix == ".duckdb" else [p]):
                 try:
                     q.rmdir() if q.is_dir() else q.unlink()
