@@ -193,6 +193,15 @@ def test_bench_json(cli, tmp_path):
     assert s1["goodput_bps"] > 85e6 and s1["bottleneck_pkts"] > 400_000
 
 
+def test_bench_json_is_checked_before_the_benchmark_runs(cli, tmp_path):
+    """A --json that cannot be written had been found out after the whole benchmark, its
+    measurements lost (and the message named a temporary file)."""
+    for bad, said in ((tmp_path / "no" / "b.json", "--json: no folder"), (tmp_path, "is a folder")):
+        r = cli("bench", "-s", "cbr", "--reps", "1", "--flows", "2", "--memory-flows", "0", "--duration", "0.1", "--json", bad)
+        assert r.returncode == 2 and said in r.stderr, r.stderr
+        assert "wall" not in r.stdout  # nothing ran
+
+
 def test_bench_10k_reports_set_up_beside_the_loop(cli, tmp_path):
     """`ccsim bench -s 10k`: issue #20's large world (S3's dumbbell with 10 000 flows), and
     the set-up's share of the loop in the table (a benchmark figure, not asserted here)."""

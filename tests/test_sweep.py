@@ -751,3 +751,29 @@ def test_a_sweep_refused_by_a_held_catalog_leaves_it_alone(tmp_path, monkeypatch
     finally:
         for p in procs:
             p.communicate("")
+
+
+def test_a_sweep_over_lists_and_mixed_values_summarises(tmp_path):
+    """A swept list (`receiver_delays`) made the catalog's metrics and summary fail
+    (unhashable list) after every run had been recorded: `ccsim sweep` ended in an internal
+    error. It is its JSON text now; a grid mixing numbers and text sorts numbers first."""
+    sw = tmp_path / "sw.toml"
+    sw.write_text(f'name = "lists"\nbase = "{(EXAMPLES / "dumbbell_cbr.toml").as_posix()}"\n[grid]\n'
+                  '"simulation.duration" = ["0.3s"]\n"simulation.warmup" = ["0.1s"]\n'
+                  '"dumbbell.receiver_delays" = [["1ms", "1ms", "1ms", "1ms"], ["1ms", "2ms", "3ms", "4ms"]]\n')
+    r = subprocess.run([sys.executable, "-m", "ccsim", "sweep", str(sw), "--out", str(tmp_path / "o"), "-q", "--workers", "1",
+                        "-m", "total.goodput_bps"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with Catalog(tmp_path / "o") as c:
+        s = c.summary("total.goodput_bps", sweep="lists")
+    assert list(s["dumbbell.receiver_delays"]) == ['["1ms", "1ms", "1ms", "1ms"]', '["1ms", "2ms", "3ms", "4ms"]']
+    base = ccsim.load(EXAMPLES / "dumbbell_cbr.toml")
+    base["simulation"].update(duration="0.3s", warmup="0.1s")
+    res = ccsim.sweep(base, grid={"dumbbell.queue.limit": [10, "20pkt", 5]}, out=tmp_path / "mixed", workers=1)
+    assert list(res.summary("total.goodput_bps")["dumbbell.queue.limit"]) == [5, 10, "20pkt"]
+    # A level that is no level, or no metric, is refused (they gave NaN intervals, an empty table).
+    for bad in ({"confidence": 1.5}, {"confidence": 0}):
+        with pytest.raises(ccsim.ScenarioError, match="confidence: expected a level between 0 and 1"):
+            res.summary("total.goodput_bps", **bad)
+    with pytest.raises(ccsim.ScenarioError, match="at least one metric"):
+        res.summary([])

@@ -66,6 +66,20 @@ CREATE TABLE IF NOT EXISTS sweep_runs (
 """
 
 
+def _sort_key(col: "pd.Series") -> "pd.Series":
+    """Sorts a column of mixed values (a grid of `10` and `"20pkt"`): numbers first, by
+    value, then text; a column of one kind sorts as itself."""
+    if col.dtype != object:
+        return col
+
+    def rank(v: Any) -> tuple:
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return (0, float(v), "")
+        return (1, 0.0, v if isinstance(v, str) else json.dumps(v, sort_keys=True, default=str))
+
+    return col.map(rank)
+
+
 def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
@@ -375,8 +389,13 @@ class Catalog:
         wide.columns.name = None
         params = pd.json_normalize(wide["params"].map(json.loads), sep=".")
         params.columns = [str(c) for c in params.columns]
+        for c in params.columns:
+            # A swept list (`access_delays`, RIO's `thresholds`) as its JSON text: a value
+            # one can group and sort by (a list column made `summary` and the sort fail).
+            if params[c].map(lambda v: isinstance(v, (list, dict))).any():
+                params[c] = params[c].map(lambda v: json.dumps(v, separators=(", ", ": ")) if isinstance(v, (list, dict)) else v)
         out = pd.concat([params, wide.drop(columns=["params"])], axis=1)
-        return out.sort_values(list(params.columns) + ["seed"]).reset_index(drop=True)
+        return out.sort_values(list(params.columns) + ["seed"], key=_sort_key).reset_index(drop=True)
 
     def _check_names(self, sweep: str | None, names: Iterable[str] | None) -> None:
         """A sweep or metric this catalog has never recorded is a typo, not an empty result:
@@ -408,7 +427,13 @@ class Catalog:
         """Per parameter point: n, mean, std and a Student-t confidence interval of each metric."""
         from scipy import stats
 
+        from .scenario import ScenarioError
+
         metrics = [metric] if isinstance(metric, str) else list(metric)
+        if not metrics:
+            raise ScenarioError([("metric", "give at least one metric name")])
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+            raise ScenarioError([("confidence", f"expected a level between 0 and 1 (0.95: a 95 % interval), got {confidence!r}")])
         wide = self.metrics(sweep, metrics, run_ids, strict)
         if wide.empty:
             return wide

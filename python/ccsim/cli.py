@@ -447,6 +447,15 @@ def bench_cmd(
     if bad:
         raise ScenarioError([("--scenario", f"unknown scenario {bad}; known: S1, S2, S3, S4, 10k, cbr, web, E2.5, E5, D-UDT, D-Proposed, "
                                             "D-TCP")])
+    if json_out is not None:
+        # Checked before the benchmark runs (it had run in full, its measurements then lost).
+        parent = json_out.absolute().parent
+        if json_out.is_dir():
+            raise ScenarioError([("--json", f"{json_out} is a folder; give a file name")])
+        if not parent.is_dir():
+            raise ScenarioError([("--json", f"no folder {parent} to write {json_out.name} in")])
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise ScenarioError([("--json", f"cannot write in {parent}")])
     # An option only some scenarios read is refused when none of them runs (rather than
     # ignored), and each bad value is named.
     for opt, value, users, ok, allowed in (
@@ -547,9 +556,12 @@ def bench_cmd(
     if json_out:
         # Whole or not at all: written beside, then moved into place.
         tmp = json_out.with_name(json_out.name + ".tmp")
-        tmp.write_text(json.dumps({"version": __version__, "build": __build__, "machine": platform.platform(), "processor": platform.processor(),
-                                   "cpus": os.cpu_count(), **res}, indent=2))
-        os.replace(tmp, json_out)
+        try:
+            tmp.write_text(json.dumps({"version": __version__, "build": __build__, "machine": platform.platform(),
+                                       "processor": platform.processor(), "cpus": os.cpu_count(), **res}, indent=2))
+            os.replace(tmp, json_out)
+        except OSError as e:
+            raise OSError(e.errno, e.strerror, str(json_out)) from None
 
 
 #: True when running as the `ccsim` command (not inside a caller's process, as tests do).

@@ -281,14 +281,15 @@ class Results:
 
     def series(self, name: str):
         """A sampled time series (``queue:r0->r1``, ``flow:f0``) as a DataFrame."""
+        return self.series_arrow(name).to_pandas()
+
+    def series_arrow(self, name: str) -> pa.Table:
+        """A series as an Arrow table; a name not recorded is a KeyError listing those that are."""
         try:
-            return self._series[name].to_pandas()
+            return self._series[name]
         except KeyError:
             known = ", ".join(self._series) or "none (add [[traces]] to the scenario)"
             raise KeyError(f"no series {name!r}; recorded series: {known}") from None
-
-    def series_arrow(self, name: str) -> pa.Table:
-        return self._series[name]
 
     # Summaries --------------------------------------------------------------------------
     def summary(self) -> dict:

@@ -383,3 +383,43 @@ fn a_toml_date_is_read_as_its_text() {
     let e = ccsim_core::scenario::toml_to_value("[a]\nb = [1.0, nan]\n").unwrap_err();
     assert_eq!((e.path.as_str(), e.message.as_str()), ("a.b[1]", "expected a finite number, got NaN"));
 }
+
+/// One sampled trace per queue, flow and element: a second of the same (another interval,
+/// or `flow = "*"` over a flow traced already) had silently replaced the first's series.
+/// Two pcap files whose names differ only in case are one file on macOS and Windows.
+#[test]
+fn a_queue_or_flow_is_traced_once() {
+    let scenario = |traces: &str| {
+        format!(
+            r#"
+nodes = ["a", "b"]
+[simulation]
+duration = "1s"
+[[links]]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "1ms"
+[[flows]]
+name = "f"
+kind = "cbr"
+src = "a"
+dst = "b"
+rate = "1Mbps"
+{traces}"#
+        )
+    };
+    let text = |e: Vec<ScenarioError>| e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n");
+    let queue = "[[traces]]\nkind = \"queue\"\nlink = \"a->b\"\n[[traces]]\nkind = \"queue\"\nlink = \"a->b\"\ninterval = \"50ms\"\n";
+    let e = text(errors(&scenario(queue)));
+    assert!(e.contains("traces[1]: the queue of a->b is traced already (traces[0])"), "{e}");
+    let flows = "[[traces]]\nkind = \"flow\"\nflow = \"f\"\n[[traces]]\nkind = \"flow\"\nflow = \"*\"\n";
+    let e = text(errors(&scenario(flows)));
+    assert!(e.contains("traces[1]: flow 'f' is traced already (traces[0])"), "{e}");
+    let pcaps = "[[traces]]\nkind = \"pcap\"\nlink = \"a->b\"\nfile = \"A.pcap\"\n[[traces]]\nkind = \"pcap\"\nlink = \"b->a\"\nfile = \"a.pcap\"\n";
+    let e = text(errors(&scenario(pcaps)));
+    assert!(e.contains("two pcap traces write 'A.pcap' and 'a.pcap'"), "{e}");
+    // Different targets, and a queue beside a flow, are fine.
+    let ok = "[[traces]]\nkind = \"queue\"\nlink = \"a->b\"\n[[traces]]\nkind = \"queue\"\nlink = \"b->a\"\n[[traces]]\nkind = \"flow\"\nflow = \"*\"\n";
+    assert!(from_toml(&scenario(ok)).is_ok());
+}

@@ -75,6 +75,8 @@ pub(crate) fn parse(
     };
     // Each sampled trace item's path and samples (all its traces', for a '*').
     let mut sampled: Vec<(String, u64)> = Vec::new();
+    // The item (`traces[i]`) that made each of `out.traces`.
+    let mut trace_items: Vec<String> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let path = format!("traces[{i}]");
         let Some(mut o) = Obj::new(item, &path, errs) else { continue };
@@ -149,8 +151,13 @@ pub(crate) fn parse(
                     };
                     if let Some(why) = why {
                         errs.add(o.at("file"), format!("{file:?}: give {why}"));
-                    } else if out.pcaps.iter().any(|p| p.file == file) {
-                        errs.add(o.at("file"), format!("two pcap traces write '{file}'"));
+                    } else if let Some(p) = out.pcaps.iter().find(|p| p.file.eq_ignore_ascii_case(&file)) {
+                        let which = if p.file == file {
+                            format!("'{file}'")
+                        } else {
+                            format!("'{}' and '{file}', one file where names ignore case (macOS, Windows)", p.file)
+                        };
+                        errs.add(o.at("file"), format!("two pcap traces write {which}"));
                     } else {
                         out.pcaps.push(PcapSpec { link_dir: ld, file });
                     }
@@ -191,6 +198,29 @@ pub(crate) fn parse(
             }
             _ => {}
         }
+        // One sampled trace per queue, flow and element: its series is named after it, and
+        // a second (another interval, a `flow = "*"` over a traced flow) had silently
+        // replaced the first.
+        for k in before..out.traces.len() {
+            let t = out.traces[k].target;
+            if let Some(j) = out.traces[..before].iter().position(|u| u.target == t) {
+                let what = match t {
+                    TraceTarget::Queue(ld) => {
+                        let (f, to) = topo.ends(ld);
+                        format!("the queue of {}->{}", topo.nodes.names[f as usize], topo.nodes.names[to as usize])
+                    }
+                    TraceTarget::Flow(fi) => format!("flow '{}'", flows.flows[fi as usize].name),
+                    TraceTarget::Element(ei) => format!("element '{}'", elements.elements[ei as usize].name),
+                };
+                let first = trace_items.get(j).cloned().unwrap_or_default();
+                errs.add(
+                    path.clone(),
+                    format!("{what} is traced already ({first}): one sampled trace each (its series is named after it)"),
+                );
+                break;
+            }
+        }
+        trace_items.resize(out.traces.len(), path.clone());
         if let Some(d) = duration.filter(|&d| interval > 0 && samples(d, interval) <= MAX_SAMPLES) {
             let added = (out.traces.len() - before) as u64;
             sampled.push((o.at("interval"), added.saturating_mul(samples(d, interval))));
