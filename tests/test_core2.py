@@ -55,6 +55,14 @@ def test_plot_save_returns_the_file_it_writes(tmp_path):
     assert written == tmp_path / "q.png" and written.is_file()
     with pytest.raises(ValueError, match="names no file"):
         plot.save(plot.fct(res)[0], "")
+    # A folder is no file name (it had written q.png beside the folder); a suffix that is
+    # no image format is part of the name.
+    (tmp_path / "figs").mkdir()
+    for folder in (tmp_path / "figs", f"{tmp_path / 'figs'}/"):
+        with pytest.raises(ValueError, match="names no file"):
+            plot.save(plot.fct(res)[0], folder)
+    assert plot.save(plot.fct(res)[0], tmp_path / "figs" / "buf_0.5") == tmp_path / "figs" / "buf_0.5.png"
+    assert plot.save(plot.fct(res)[0], tmp_path / "figs" / "a.pdf").suffix == ".pdf"
 
 
 def test_a_line_through_two_swept_parameters_is_refused_naming_the_other():
@@ -71,6 +79,15 @@ def test_a_line_through_two_swept_parameters_is_refused_naming_the_other():
     assert len(ax.get_lines()) == 2
     with pytest.raises(ccsim.ScenarioError, match=r"^x: no column 'limit'"):
         plot.line(df, x="limit")
+    # bars and timeseries check their columns, and bars refuse a repeated x as line does
+    # (a bare KeyError, and pandas' "cannot reindex on an axis with duplicate labels").
+    with pytest.raises(ccsim.ScenarioError, match=r"^y: no column 'nope'"):
+        plot.line(df, x="dumbbell.queue.limit", y="nope", hue="flows[*].rate")
+    with pytest.raises(ccsim.ScenarioError, match=r"^x: 'dumbbell.queue.limit' takes a value more than once"):
+        plot.bars(df, x="dumbbell.queue.limit")
+    assert len(plot.bars(df, x="dumbbell.queue.limit", hue="flows[*].rate")[1].patches) == 4
+    with pytest.raises(ccsim.ScenarioError, match=r"^x: no column 'time'"):
+        plot.timeseries(df, y="mean")
 
 
 def test_same_seed_gives_a_byte_identical_fct_file(tmp_path):

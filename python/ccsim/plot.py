@@ -62,6 +62,17 @@ def label(ax, xlabel: str, ylabel: str, title: str, legend: int | None = 7):
 _STATS = {"n", "mean", "std", "ci_low", "ci_high"}
 
 
+def _has(df, **columns) -> None:
+    """Each named argument's column (None: not asked) is in `df`, or a ScenarioError naming
+    the argument and the table's columns (a bare KeyError had said only the name)."""
+    from .scenario import ScenarioError
+
+    for arg, cols in columns.items():
+        for c in [cols] if isinstance(cols, str) else (cols or ()):
+            if c not in df:
+                raise ScenarioError([(arg, f"no column {c!r}; the table has: {', '.join(map(str, df.columns))}")])
+
+
 def _one_point_per_x(groups, x: str, hue: str | None, used: set) -> None:
     """A line through rows that repeat an x value zig-zags between points of another
     parameter: refused, naming the parameter that varies (give it as `hue`, or select)."""
@@ -89,6 +100,7 @@ def line(df, x: str, y: str = "mean", hue: str | None = None, band: Sequence[str
          logx: bool = False, logy: bool = False, marker: str = "o", label: str | None = None):
     """Lines of `y` against `x` (one per value of `hue`), with a shaded band (e.g. the
     95 % confidence interval of a `Catalog.summary`)."""
+    _has(df, x=x, y=y, hue=hue)
     groups = [(label, df)] if hue is None else [(f"{hue}={k}", g) for k, g in df.groupby(hue, sort=True)]
     _one_point_per_x(groups, x, hue, {y, *(band or ())})
     fig, ax = _axes(ax)
@@ -113,9 +125,13 @@ def line(df, x: str, y: str = "mean", hue: str | None = None, band: Sequence[str
 def bars(df, x: str, y: str = "mean", err: Sequence[str] | None = ("ci_low", "ci_high"), hue: str | None = None,
          ax=None, xlabel: str | None = None, ylabel: str | None = None, title: str | None = None):
     """Grouped bars with error bars."""
+    _has(df, x=x, y=y, hue=hue)
+    groups = [(None, df)] if hue is None else list(df.groupby(hue, sort=True))
+    # One bar per x value and group: a value that repeats is refused as `line` refuses it
+    # (pandas' "cannot reindex on an axis with duplicate labels" had said it).
+    _one_point_per_x(groups, x, hue, {y, *(err or ())})
     fig, ax = _axes(ax)
     cats = list(dict.fromkeys(df[x]))
-    groups = [(None, df)] if hue is None else list(df.groupby(hue, sort=True))
     width = 0.8 / len(groups)
     for i, (k, g) in enumerate(groups):
         g = g.set_index(x).reindex(cats)
@@ -156,6 +172,7 @@ def cdf(samples: dict[str, Iterable[float]] | Iterable[float], ax=None, xlabel: 
 def timeseries(df, y: str | Sequence[str], x: str = "time", ax=None, ylabel: str | None = None, title: str | None = None,
                style: str = "-", label: str | None = None):
     """One run's time series (a `Results.series(...)` or `Catalog.series(...)` frame)."""
+    _has(df, x=x, y=y)
     fig, ax = _axes(ax)
     for col in [y] if isinstance(y, str) else y:
         ax.plot(df[x], df[col], style, label=label or col, drawstyle="steps-post" if style == "-" else "default")
@@ -215,12 +232,14 @@ def fct(table, by: str | None = "generator", per_decade: int = 4, quantile: floa
 
 
 def save(fig, path: str | Path, dpi: int = 120) -> Path:
-    """Saves `fig` to `path` and closes it; a path without a suffix gets `.png` (as
-    matplotlib writes it). Returns the file written."""
+    """Saves `fig` to `path` and closes it; a path whose suffix is no image format
+    matplotlib writes (none, or `fig_0.5`'s `.5`) gets `.png` after it. Returns the file
+    written."""
+    text = str(path)
     path = Path(path)
-    if not path.name or path.name in (".", ".."):
-        raise ValueError(f"plot.save: {str(path)!r} names no file")
-    if not path.suffix:
+    if not path.name or path.name in (".", "..") or text.endswith(("/", "\\")) or path.is_dir():
+        raise ValueError(f"plot.save: {text!r} names no file (a folder? give a file name in it)")
+    if path.suffix[1:].lower() not in fig.canvas.get_supported_filetypes():
         path = path.with_name(path.name + ".png")
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
