@@ -50,7 +50,8 @@ def test_plot_save_returns_the_file_it_writes(tmp_path):
     res = ccsim.run(EXAMPLES / "dumbbell_cbr.toml")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        fig, _ = plot.fct(res)
+        fig, axes = plot.fct(res)
+    assert [t.get_text() for t in axes[0].texts] == ["no completed flows"]  # an empty plot had said nothing
     written = plot.save(fig, tmp_path / "q")
     assert written == tmp_path / "q.png" and written.is_file()
     with pytest.raises(ValueError, match="names no file"):

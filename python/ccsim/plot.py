@@ -227,6 +227,11 @@ def fct(table, by: str | None = "generator", per_decade: int = 4, quantile: floa
         ax.set_ylabel(label)
         ax.grid(True, which="both", alpha=0.3)
     axes[1].axhline(1.0, color="grey", lw=0.8)
+    if df.empty:
+        # Said on the figure (it had been an empty plot): no generator opened a flow, or
+        # none finished in the run.
+        for ax in axes:
+            ax.text(0.5, 0.5, "no completed flows", ha="center", va="center", transform=ax.transAxes, color="grey")
     _legend(axes[0], fontsize=8)
     return fig, axes
 

@@ -43,6 +43,16 @@ pub const MAX_RATE_BPS: f64 = 1e15;
 /// The largest data file a scenario may name (arrival times, an empirical distribution).
 pub const MAX_DATA_FILE_BYTES: u64 = 64 << 20;
 
+/// A range's end as people read it: `2^63 - 1` for the largest integer, `2^32` for a large
+/// power of two (the seed's range read 9223372036854775807 here, 2^63 - 1 from the CLI).
+fn bound(x: i64) -> String {
+    match x {
+        i64::MAX => "2^63 - 1".to_string(),
+        x if x >= 1 << 20 && (x as u64).is_power_of_two() => format!("2^{}", x.trailing_zeros()),
+        x => x.to_string(),
+    }
+}
+
 /// Reads a data file a scenario names: a regular file of at most
 /// [`MAX_DATA_FILE_BYTES`], as UTF-8 (a FIFO would block the run, `/dev/zero` fill the
 /// memory). The error says what is wrong, for the field's message.
@@ -354,7 +364,7 @@ impl<'v> Obj<'v> {
         match x {
             Some(x) if x >= lo && x <= hi => Some(x),
             _ => {
-                errs.add(self.at(key), format!("expected a whole number from {lo} to {hi}, got {}", show(v)));
+                errs.add(self.at(key), format!("expected a whole number from {} to {}, got {}", bound(lo), bound(hi), show(v)));
                 None
             }
         }
@@ -362,7 +372,7 @@ impl<'v> Obj<'v> {
 
     pub fn req_int(&mut self, key: &'static str, lo: i64, hi: i64, errs: &mut Errors) -> Option<i64> {
         if !self.has(key) {
-            self.required(key, &format!("a whole number from {lo} to {hi}"), errs);
+            self.required(key, &format!("a whole number from {} to {}", bound(lo), bound(hi)), errs);
             return None;
         }
         self.int(key, lo, hi, errs)

@@ -423,3 +423,11 @@ rate = "1Mbps"
     let ok = "[[traces]]\nkind = \"queue\"\nlink = \"a->b\"\n[[traces]]\nkind = \"queue\"\nlink = \"b->a\"\n[[traces]]\nkind = \"flow\"\nflow = \"*\"\n";
     assert!(from_toml(&scenario(ok)).is_ok());
 }
+
+/// A range's ends read as people write them: the seed's largest is 2^63 - 1 (it read
+/// 9223372036854775807 here and 2^63 - 1 from the command line).
+#[test]
+fn an_integer_range_reads_as_written() {
+    let e = errors("nodes = [\"a\"]\n[simulation]\nduration = \"1s\"\nseed = -1\n");
+    assert_eq!(e[0].to_string(), "simulation.seed: expected a whole number from 0 to 2^63 - 1, got -1");
+}
