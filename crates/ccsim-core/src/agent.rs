@@ -281,6 +281,13 @@ pub trait FlowConfig: Send + Sync + std::fmt::Debug {
     fn largest_packet(&self) -> Option<u64> {
         None
     }
+    /// The smallest packet its sender may send, bytes as queues count them, when it could be
+    /// under the 28 bytes of the IPv4 and UDP headers a pcap capture writes (None: never,
+    /// e.g. a transport whose packets carry their own headers). `drawn_size`: the transfer's
+    /// size is a generator's draw, not the configuration's.
+    fn smallest_packet(&self, _drawn_size: bool) -> Option<u64> {
+        None
+    }
 }
 
 /// Parses a flow kind's own fields (the `[[flows]]` table's other fields).

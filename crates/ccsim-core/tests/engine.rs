@@ -11,6 +11,16 @@ fn errors(toml: &str) -> Vec<ScenarioError> {
     }
 }
 
+/// Every error of `toml`, a line each.
+fn error_text(toml: &str) -> String {
+    errors(toml).iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
+}
+
+/// Two nodes on a 10 Mb/s link for `duration`, then `rest` (flows, traces).
+fn two_nodes(duration: &str, rest: &str) -> String {
+    format!("nodes = [\"a\", \"b\"]\n[simulation]\nduration = \"{duration}\"\n[[links]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n{rest}")
+}
+
 const TWO_NODE: &str = r#"
 [simulation]
 duration = "1s"
@@ -343,24 +353,8 @@ delay = "1ms"
 /// samples counts them all (the message had said one sample fewer than the run takes).
 #[test]
 fn a_traces_samples_are_counted_as_taken() {
-    let scenario = |interval: &str| {
-        format!(
-            r#"
-nodes = ["a", "b"]
-[simulation]
-duration = "10s"
-[[links]]
-a = "a"
-b = "b"
-rate = "10Mbps"
-delay = "1ms"
-[[traces]]
-kind = "queue"
-link = "a->b"
-interval = "{interval}"
-"#
-        )
-    };
+    let scenario =
+        |interval: &str| two_nodes("10s", &format!("[[traces]]\nkind = \"queue\"\nlink = \"a->b\"\ninterval = \"{interval}\"\n"));
     let e = errors(&scenario("10us"));
     assert!(e[0].to_string().contains("gives 1000001 samples"), "{}", e[0]);
     assert!(e[0].to_string().contains("longer than 0.00001 s"), "{}", e[0]);
@@ -376,8 +370,7 @@ interval = "{interval}"
 fn a_toml_date_is_read_as_its_text() {
     let v = ccsim_core::scenario::toml_to_value("name = 2024-01-01\n[t]\nat = [07:30:00]\n").unwrap();
     assert_eq!(v, serde_json::json!({"name": "2024-01-01", "t": {"at": ["07:30:00"]}}));
-    let e = errors("nodes = [\"a\"]\n[simulation]\nduration = 1979-05-27T07:32:00Z\n");
-    let text = e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n");
+    let text = error_text("nodes = [\"a\"]\n[simulation]\nduration = 1979-05-27T07:32:00Z\n");
     assert!(text.contains("simulation.duration: invalid time '1979-05-27T07:32:00Z'"), "{text}");
     assert!(!text.contains("toml_private"), "{text}");
     let e = ccsim_core::scenario::toml_to_value("[a]\nb = [1.0, nan]\n").unwrap_err();
@@ -389,35 +382,17 @@ fn a_toml_date_is_read_as_its_text() {
 /// Two pcap files whose names differ only in case are one file on macOS and Windows.
 #[test]
 fn a_queue_or_flow_is_traced_once() {
-    let scenario = |traces: &str| {
-        format!(
-            r#"
-nodes = ["a", "b"]
-[simulation]
-duration = "1s"
-[[links]]
-a = "a"
-b = "b"
-rate = "10Mbps"
-delay = "1ms"
-[[flows]]
-name = "f"
-kind = "cbr"
-src = "a"
-dst = "b"
-rate = "1Mbps"
-{traces}"#
-        )
-    };
-    let text = |e: Vec<ScenarioError>| e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n");
+    let flow = "[[flows]]\nname = \"f\"\nkind = \"cbr\"\nsrc = \"a\"\ndst = \"b\"\nrate = \"1Mbps\"\n";
+    let scenario = |traces: &str| two_nodes("1s", &format!("{flow}{traces}"));
+    let text = |toml: String| error_text(&toml);
     let queue = "[[traces]]\nkind = \"queue\"\nlink = \"a->b\"\n[[traces]]\nkind = \"queue\"\nlink = \"a->b\"\ninterval = \"50ms\"\n";
-    let e = text(errors(&scenario(queue)));
+    let e = text(scenario(queue));
     assert!(e.contains("traces[1]: the queue of a->b is traced already (traces[0])"), "{e}");
     let flows = "[[traces]]\nkind = \"flow\"\nflow = \"f\"\n[[traces]]\nkind = \"flow\"\nflow = \"*\"\n";
-    let e = text(errors(&scenario(flows)));
+    let e = text(scenario(flows));
     assert!(e.contains("traces[1]: flow 'f' is traced already (traces[0])"), "{e}");
     let pcaps = "[[traces]]\nkind = \"pcap\"\nlink = \"a->b\"\nfile = \"A.pcap\"\n[[traces]]\nkind = \"pcap\"\nlink = \"b->a\"\nfile = \"a.pcap\"\n";
-    let e = text(errors(&scenario(pcaps)));
+    let e = text(scenario(pcaps));
     assert!(e.contains("two pcap traces write 'A.pcap' and 'a.pcap'"), "{e}");
     // Different targets, and a queue beside a flow, are fine.
     let ok = "[[traces]]\nkind = \"queue\"\nlink = \"a->b\"\n[[traces]]\nkind = \"queue\"\nlink = \"b->a\"\n[[traces]]\nkind = \"flow\"\nflow = \"*\"\n";

@@ -601,38 +601,35 @@ node = "b"
 /// 0.1 s) and memory that grew with the run.
 #[test]
 fn a_queue_trace_bounds_how_far_hosts_run_ahead() {
-    let toml = r#"
-nodes = ["a", "b"]
-[simulation]
-duration = "20s"
-[[links]]
-a = "a"
-b = "b"
-rate = "100Mbps"
-delay = "10ms"
-[[flows]]
-kind = "tcp"
-src = "a"
-dst = "b"
-window = 1000
-[[traces]]
-kind = "queue"
-link = "a->b"
-interval = "10ms"
-"#;
-    let mut sim = Simulation::new(from_toml(toml).unwrap());
-    let mut polls = 0;
+    let toml = one_100mbps_flow("", "[[traces]]\nkind = \"queue\"\nlink = \"a->b\"\ninterval = \"10ms\"\n");
     // Stopped after about 65 000 events and hand-overs: some 4 s of the flow (8 333
     // packets a second each way), its crossings decided ahead of the clock.
+    let (longest, now) = longest_ledger_when_stopped(&toml, 4);
+    // 10 ms of 1 500-byte packets at 100 Mb/s is 83, nine intervals 750.
+    assert!(longest < 1_000, "a ledger of {longest} crossings at {now} ns");
+    assert!(now > ccsim_core::units::secs(1.0), "the clock followed: {now}");
+}
+
+/// One TCP flow over a 100 Mb/s, 10 ms link for 20 s, its hosts taking packets ahead of
+/// the clock; `sim` more lines of `[simulation]`, then `rest`.
+fn one_100mbps_flow(sim: &str, rest: &str) -> String {
+    format!(
+        "nodes = [\"a\", \"b\"]\n[simulation]\nduration = \"20s\"\n{sim}[[links]]\na = \"a\"\nb = \"b\"\nrate = \"100Mbps\"\n\
+         delay = \"10ms\"\n[[flows]]\nkind = \"tcp\"\nsrc = \"a\"\ndst = \"b\"\nwindow = 1000\n{rest}"
+    )
+}
+
+/// The longest ledger of any link, and the clock, when a run of `toml` is interrupted at
+/// its `polls`-th stop poll (every 16 384 events).
+fn longest_ledger_when_stopped(toml: &str, polls: u32) -> (usize, ccsim_core::units::Time) {
+    let mut sim = Simulation::new(from_toml(toml).unwrap());
+    let mut n = 0;
     let stop = sim.run_with(&mut || {
-        polls += 1;
-        polls >= 4
+        n += 1;
+        n >= polls
     });
     assert_eq!(stop, ccsim_core::sim::StopReason::Interrupted);
-    let longest = sim.network().links.iter().map(|l| l.ledger_len()).max().unwrap();
-    // 10 ms of 1 500-byte packets at 100 Mb/s is 83, nine intervals 750.
-    assert!(longest < 1_000, "a ledger of {longest} crossings at {} ns", sim.now());
-    assert!(sim.now() > ccsim_core::units::secs(1.0), "the clock followed: {}", sim.now());
+    (sim.network().links.iter().map(|l| l.ledger_len()).max().unwrap(), sim.now())
 }
 
 /// A run with `max_events` promises no later reader (its read horizon is the clock), so
@@ -642,34 +639,12 @@ interval = "10ms"
 /// 1 Gb/s flow: 630 MB instead of 150 MB); hosts still take most packets ahead.
 #[test]
 fn a_run_with_max_events_bounds_how_far_hosts_run_ahead() {
-    let toml = r#"
-nodes = ["a", "b"]
-[simulation]
-duration = "20s"
-max_events = 100000000000
-[[links]]
-a = "a"
-b = "b"
-rate = "100Mbps"
-delay = "10ms"
-[[flows]]
-kind = "tcp"
-src = "a"
-dst = "b"
-window = 1000
-"#;
-    let mut sim = Simulation::new(from_toml(toml).unwrap());
-    let mut polls = 0;
-    let stop = sim.run_with(&mut || {
-        polls += 1;
-        polls >= 15
-    });
-    assert_eq!(stop, ccsim_core::sim::StopReason::Interrupted);
-    let longest = sim.network().links.iter().map(|l| l.ledger_len()).max().unwrap();
+    let toml = &one_100mbps_flow("max_events = 100000000000\n", "");
+    let (longest, now) = longest_ledger_when_stopped(toml, 15);
     // A second of 1 500-byte packets at 100 Mb/s is 8 333 (1 064 here; 121 588 before, the
     // clock at 0.8 s).
-    assert!(longest < 10_000, "a ledger of {longest} crossings at {} ns", sim.now());
-    assert!(sim.now() > ccsim_core::units::secs(5.0), "the clock followed: {}", sim.now());
+    assert!(longest < 10_000, "a ledger of {longest} crossings at {now} ns");
+    assert!(now > ccsim_core::units::secs(5.0), "the clock followed: {now}");
     let r = Simulation::new(from_toml(toml).unwrap()).run_to_results(None);
     let mut spec = from_toml(toml).unwrap();
     spec.max_events = None;

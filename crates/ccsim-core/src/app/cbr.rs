@@ -98,6 +98,13 @@ impl FlowConfig for CbrConfig {
     fn largest_packet(&self) -> Option<u64> {
         Some(self.packet_size as u64)
     }
+    /// Its packet size, or the last packet of a `bytes` burst that is not a whole number of
+    /// packets (that packet carries the rest).
+    fn smallest_packet(&self, drawn_size: bool) -> Option<u64> {
+        let size = self.packet_size as u64;
+        let rest = self.bytes.filter(|_| !drawn_size).map_or(0, |b| b % size.max(1));
+        Some(if rest > 0 { rest } else { size })
+    }
     fn offered_packets(&self, secs: f64) -> Option<f64> {
         let bytes = self.rate_bps as f64 / 8.0 * secs;
         Some(self.bytes.map_or(bytes, |b| bytes.min(b as f64)) / self.packet_size.max(1) as f64)

@@ -138,8 +138,10 @@ impl FlowConfig for OnOffConfig {
     fn largest_packet(&self) -> Option<u64> {
         Some(self.packet_size as u64)
     }
-    /// At most: the peak rate all the time.
-    /// At the rate all the time, and a packet more per burst: each on period begins with
+    fn smallest_packet(&self, _drawn_size: bool) -> Option<u64> {
+        Some(self.packet_size as u64)
+    }
+    /// At most: the rate all the time, and a packet more per burst: each on period begins with
     /// a packet however short it is (bursts of a nanosecond at 1 Mb/s had been counted as
     /// 83 packets a second, not the 5·10⁸ they send).
     fn offered_packets(&self, secs: f64) -> Option<f64> {

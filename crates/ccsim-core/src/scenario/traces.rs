@@ -260,21 +260,11 @@ pub(crate) fn check_capture_mss(traces: &Traces, flows: &Flows, generators: &[su
         .map(|f| format!("flow '{}'", f.name))
         .chain(generators.iter().filter(|g| too_big(g.transport.as_ref())).map(|g| format!("generator '{}'", g.name)))
         .collect();
-    // The smallest packet a source sends: its packet size, or the last of a CBR burst whose
-    // `bytes` are not a whole number of packets (a CBR packet is all payload; UDT's last
-    // carries its headers too, and a generator's flow sizes are drawn, so for them only
-    // the packet size is known here).
-    let smallest = |app: &dyn crate::agent::FlowConfig, burst: bool| {
-        let p = app.params();
-        let size = p.get("packet_size").and_then(Value::as_u64)?;
-        let last = p.get("bytes").and_then(Value::as_u64).filter(|_| burst && app.kind() == "cbr");
-        Some(last.map(|b| b % size.max(1)).filter(|&r| r > 0).map_or(size, |r| r.min(size)))
-    };
     let tiny: Vec<(String, u64)> = flows
         .flows
         .iter()
-        .filter_map(|f| smallest(f.app.as_ref(), true).map(|s| (format!("flow '{}'", f.name), s)))
-        .chain(generators.iter().filter_map(|g| smallest(g.transport.as_ref(), false).map(|s| (format!("generator '{}'", g.name), s))))
+        .filter_map(|f| f.app.smallest_packet(false).map(|s| (format!("flow '{}'", f.name), s)))
+        .chain(generators.iter().filter_map(|g| g.transport.smallest_packet(true).map(|s| (format!("generator '{}'", g.name), s))))
         .filter(|&(_, size)| size < 28)
         .collect();
     if let Some((first, size)) = tiny.first() {
