@@ -423,13 +423,15 @@ def test_a_worker_interrupted_starts_no_more_runs(monkeypatch):
     import importlib
     import signal
 
-    sw = importlib.import_module("ccsim.sweep")  # the module, not ccsim.sweep the function
+    # The module holding the workers' state (ccsim.sweep re-exports execute, not that state).
+    sw = importlib.import_module("ccsim._sweep_exec")
 
     from ccsim.scenario import as_dict
+    from ccsim.sweep import Task
 
     scen = as_dict(EXAMPLES / "dumbbell_cbr.toml")
     scen["simulation"]["duration"] = "1.1s"
-    task = sw.Task(run_id="r", params={}, seed=1, scenario=scen, sweep="s")
+    task = Task(run_id="r", params={}, seed=1, scenario=scen, sweep="s")
     monkeypatch.setattr(sw, "_STOPPING", False)
     assert sw.execute(task)["status"] == "ok"
     sw._worker_sigint(signal.SIGINT, None)  # an idle worker: no exception, but noted

@@ -1,4 +1,4 @@
-"""Imported by a sweep's fork server as its last preload (see `sweep._start_forkserver`).
+"""Imported by a sweep's fork server as its last preload (see `_sweep_exec._start_forkserver`).
 Not for import anywhere else: it sets the importing process's Ctrl-C handler and its
 `sys.excepthook`, which the server keeps for every process it forks.
 
