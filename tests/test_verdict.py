@@ -28,6 +28,12 @@ def test_estimate_is_a_student_t_interval():
     assert same.identical and same.mean == same.lo == same.hi == 0.1 and not e.identical
     assert same.fmt(digits=1) == "0.1 (identical in all 3 seeds: no interval)"
     assert above(same, 0.05) == HOLDS and below(same, 0.05) == FAILS
+    # Two seeds that agree may agree by chance (a best buffer on a three-point grid): no
+    # interval, so no firm verdict, as with one seed.
+    two = Estimate.of([1.0, 1.0])
+    assert two.identical and not two.has_ci and two.mean == 1.0
+    assert two.fmt(digits=1) == "1.0 (identical in all 2 seeds: no interval)"
+    assert above(two, 0.5) == INCONCLUSIVE and effect_at_least(two, 0.5) == INCONCLUSIVE
 
 
 def test_an_interval_stops_at_its_quantity_s_range():
@@ -64,6 +70,10 @@ def test_effects_need_their_size_and_must_clear_zero():
     assert effect_at_least(E(0.06, 0.09), 0.25) == FAILS       # real but too small
     assert effect_at_least(E(-0.1, 0.6, 0.3), 0.25) == INCONCLUSIVE  # inside the noise
     assert effect_at_least(E(0.1, 0.5, 0.2), 0.25) == INCONCLUSIVE
+    # A mean at δ whose interval straddles δ is not yet an effect of δ (it held until
+    # 2026-12-08: Paper A's Fig6, +1.0 packet with a CI of 0.1 to 1.9, against 1 needed).
+    assert effect_at_least(E(0.1, 1.9, 1.0), 1.0) == INCONCLUSIVE
+    assert effect_at_least(E(1.0, 1.9), 1.0) == HOLDS
     # Ratios: "at most 0.8 times" is an effect of -0.2 around 1.
     assert effect_at_least(E(0.55, 0.76, 0.66), -0.2, null=1.0) == HOLDS
     assert effect_at_least(E(0.85, 0.95), -0.2, null=1.0) == FAILS
@@ -77,7 +87,8 @@ def test_outcomes_are_exclusive_and_consistent(lo, width, threshold, delta):
     assert not (above(e, threshold) == HOLDS and below(e, threshold) == HOLDS)
     assert (above(e, threshold) == HOLDS) == (below(e, threshold) == FAILS)
     if effect_at_least(e, delta) == HOLDS:
-        assert e.lo > 0 and e.mean >= delta
+        assert e.lo > 0 and e.lo >= delta
+    assert (effect_at_least(e, delta) == HOLDS) == (e.lo >= delta)
     if effect_at_least(e, delta) == FAILS:
         assert e.hi < delta
 

@@ -119,8 +119,9 @@ def reproduce(paper: Paper, out: str | os.PathLike, mode: str = "quick", workers
     claims = tally(verdicts)
     doc.p(f"ccsim {__version__}, mode **{mode}**, {_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M} UTC. "
           f"{len(runs)} runs in the catalog ({int((runs['status'] == 'ok').sum()) if len(runs) else 0} ok), "
-          f"report made in {wall:.1f} s. Claims: **{claims}**. A claim holds or does not hold when its rule's "
-          "effect is clear of the 95 % confidence interval over seeds; inconclusive when the interval straddles it."
+          f"report made in {wall:.1f} s. Claims: **{claims}**. A claim holds or does not hold when the 95 % "
+          "confidence interval over seeds lies wholly on one side of its rule's threshold, band edge or least effect δ; "
+          "inconclusive when the interval straddles it, or when there is no interval (one seed, or two that agree)."
           + (" Quick mode (for CI) runs fewer seeds and shorter runs than the full study: with two seeds a Student-t "
              "interval has one degree of freedom (t = 12.7), so intervals are wide (cut at the range of a rate or a fraction, "
              "which they would reach past) and leave more claims inconclusive; `--full` gives the study's figures."

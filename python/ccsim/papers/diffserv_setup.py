@@ -30,9 +30,10 @@ def access_delay(rtt: float) -> str:
 
 def scenario(as_rates: list[float], n_be: int, bottleneck: float, buffer: int, *, rtts: list[float] | None = None,
              be_rtts: list[float] | None = None, duration: float = 200.0, warmup: float = 20.0, trace: bool = False,
-             window: int | None = None) -> dict:
+             window: int | None = None, depth_factor: float = 1.0) -> dict:
     """AS flows with reservations `as_rates` (bit/s) and `n_be` BE flows; `buffer` packets
-    of data buffer in each AS marker (0: the token-bucket marker)."""
+    of data buffer in each AS marker (0: the token-bucket marker); `depth_factor` scales
+    every bucket's depth (r × RTT, the paper's) for the depth sensitivity."""
     n_as = len(as_rates)
     rtts = rtts or [RTT] * n_as
     be_rtts = be_rtts or [RTT] * n_be
@@ -45,7 +46,7 @@ def scenario(as_rates: list[float], n_be: int, bottleneck: float, buffer: int, *
         # `from = "local"`: the marker meters the data its sender sends, not the ACKs that
         # reach the sender (which would take tokens and wait in the data buffer).
         m = {"kind": "marker", "name": f"m{i}", "node": f"s{i}", "from": ["local"], "flows": [f"as{i}"], "rate": r,
-             "depth": max(PKT, round(r * rtt / 8)), "meter": "data_buffer", "buffer": buffer}
+             "depth": max(PKT, round(r * rtt * depth_factor / 8)), "meter": "data_buffer", "buffer": buffer}
         els.append(m)
     for j in range(n_be):
         k = n_as + j

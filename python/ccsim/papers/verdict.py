@@ -10,9 +10,15 @@ on the point value alone:
 * a band (`inside`, `equivalent`): holds when the interval lies inside the band; does not
   hold when it lies wholly outside; inconclusive when it straddles an edge;
 * an effect of at least δ (`effect_at_least`, a difference or a ratio): holds when the
-  interval excludes no effect and the estimate reaches δ; does not hold when the whole
+  whole interval is at δ or beyond (a threshold at δ); does not hold when the whole
   interval is below δ (the effect, if any, is smaller than the claim needs); inconclusive
-  otherwise — in particular a difference inside the noise.
+  otherwise — a difference inside the noise, or one whose interval straddles δ (until
+  2026-12-08 such a claim held when its interval excluded no effect and its mean reached
+  δ: a looser rule than the reports stated).
+
+Every seed giving the same value is an exact result (zero width) only with at least
+MIN_IDENTICAL seeds: two equal values may be chance (a best buffer on a three-point grid),
+so two seeds that agree leave a claim inconclusive, as one seed does.
 
 Comparisons between two settings pair the runs by seed (the same seeds run every setting):
 the estimate is the mean of the per-seed differences (or ratios) with its Student-t
@@ -38,6 +44,10 @@ RATE = (0.0, math.inf)
 FRACTION = (0.0, 1.0)
 
 
+#: The fewest seeds whose equal values count as an exact result (see the module's notes).
+MIN_IDENTICAL = 3
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A mean over seeds with its confidence interval (NaN bounds with fewer than 2 seeds)."""
@@ -48,7 +58,8 @@ class Estimate:
     n: int
     #: Every seed gave the same value (a setting that draws no random numbers, or whose
     #: draws did not change this quantity): no interval is shown, since a zero-width one
-    #: would read as a spread measured over the seeds.
+    #: would read as a spread measured over the seeds. With fewer than MIN_IDENTICAL
+    #: seeds the bounds are NaN (no interval, as for one seed): the agreement may be chance.
     identical: bool = False
 
     @classmethod
@@ -68,7 +79,8 @@ class Estimate:
             return cls(mean, math.nan, math.nan, n)
         if x.min() == x.max():
             v = float(x[0]) + 0.0  # -0.0 and 0.0 alike print 0.00
-            return cls(v, v, v, n, True)
+            b = v if n >= MIN_IDENTICAL else math.nan
+            return cls(v, b, b, n, True)
         half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
         lo, hi = mean - half, mean + half
         if within is not None and within[0] <= x.min() and x.max() <= within[1]:
@@ -187,7 +199,7 @@ def effect_at_least(effect: Estimate, delta: float, null: float = 0.0) -> str:
     if delta < 0:
         flipped = Estimate(-effect.mean, -effect.hi, -effect.lo, effect.n, effect.identical)
         return effect_at_least(flipped, -delta, -null)
-    return _judge(effect, effect.lo > null and effect.mean >= null + delta, effect.hi < null + delta)
+    return _judge(effect, effect.lo > null and effect.lo >= null + delta, effect.hi < null + delta)
 
 
 def all_of(*outcomes: str) -> str:
