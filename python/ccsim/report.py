@@ -122,7 +122,7 @@ def reproduce(paper: Paper, out: str | os.PathLike, mode: str = "quick", workers
           f"report made in {wall:.1f} s. Claims: **{claims}**. A claim holds or does not hold when the 95 % "
           "confidence interval over seeds lies wholly on one side of its rule's threshold, band edge or least effect δ; "
           "inconclusive when the interval straddles it, or when there is no interval (one seed, or two that agree)."
-          + (" Quick mode (for CI) runs fewer seeds and shorter runs than the full study: with two seeds a Student-t "
+          + (" Quick mode (for CI) runs fewer seeds than the full study (and, for most papers, shorter runs): with two seeds a Student-t "
              "interval has one degree of freedom (t = 12.7), so intervals are wide (cut at the range of a rate or a fraction, "
              "which they would reach past) and leave more claims inconclusive; `--full` gives the study's figures."
              if mode == "quick" else ""))
@@ -164,7 +164,7 @@ def reproduce(paper: Paper, out: str | os.PathLike, mode: str = "quick", workers
         doc.p(f"**ccsim:** {v.ccsim}")
         doc.p(f"**Rule:** {v.rule}")
         if v.reason:
-            doc.p(f"**Why:** {v.reason}")
+            doc.p(f"**{'Note' if v.label == 'holds' else 'Why'}:** {v.reason}")
     if discussion:
         doc.h(2, "Discussion")
         for para in discussion.strip().split("\n\n"):
