@@ -3,7 +3,8 @@
 Five senders multicast TCP to a group of receivers through one 16×16 output-buffered ATM
 switch whose Multicast Server (MCS) reassembles each frame, keeps it in a common buffer
 and copies it to every receiver's output port (docs/models/atm.md). Every host is on an
-OC-3c link (149.76 Mb/s of cell payload, 5 µs); each host segments into AAL5 cells and
+OC-3c link (149.76 Mb/s of STS-3c payload carrying whole 53-byte cells: 135.63 Mb/s of
+cell payload; 5 µs); each host segments into AAL5 cells and
 reassembles what reaches it. The receivers' ports run one of the paper's three buffer
 schemes. Every choice the paper leaves open is a constant here, listed in the report's
 parameter table.
@@ -20,7 +21,9 @@ RECEIVERS = 3
 SIZES = (512, 8192)
 #: The receiver's largest window (the paper's 8 KB), bytes.
 WINDOW = 8192
-#: The MCS's common buffer: 5 × a sender's window.
+#: The MCS's common buffer: 5 × a sender's window, for each source (ccsim's reading of the
+#: paper's "a common buffer of 5 × the window"; the sensitivity run splits that total
+#: between the sources instead: COMMON // SENDERS each).
 COMMON = 5 * WINDOW
 SCHEMES = ("tail", "epd_dff", "epd_spd")
 LABEL = {"tail": "tail drop", "epd_dff": "EPD+DFF", "epd_spd": "EPD+SPD", "ppd": "PPD", "epd": "EPD"}
@@ -48,8 +51,9 @@ def port_queue(scheme: str, buffer: int) -> dict:
 
 
 def scenario(scheme: str, buffer: int, size: int, *, receivers: int = RECEIVERS, senders: int = SENDERS,
-             duration: float = 30.0, warmup: float = 2.0, trace: bool = False) -> dict:
-    """Paper B's set-up: `senders` TCP sources multicasting to `receivers` through the MCS."""
+             duration: float = 30.0, warmup: float = 2.0, trace: bool = False, common: int = COMMON) -> dict:
+    """Paper B's set-up: `senders` TCP sources multicasting to `receivers` through the MCS,
+    whose common buffer holds `common` bytes per source."""
     snd, rcv = [f"s{i}" for i in range(senders)], [f"r{j}" for j in range(receivers)]
     links = [{"a": s, "b": "sw", "rate": OC3C, "delay": DELAY, "queue": BIG, "reverse_queue": BIG} for s in snd]
     links += [{"a": "sw", "b": r, "rate": OC3C, "delay": DELAY, "queue": port_queue(scheme, buffer), "reverse_queue": BIG}
@@ -57,7 +61,7 @@ def scenario(scheme: str, buffer: int, size: int, *, receivers: int = RECEIVERS,
     win = max(1, WINDOW // size)
     flows = [{**TCP, "name": f"f{i}", "src": s, "dst": rcv, "mss": size, "window": win, "start_jitter": START_JITTER}
              for i, s in enumerate(snd)]
-    mcs = {"kind": "mcs", "name": "mcs", "node": "sw", "common_buffer": COMMON, "ack": "min"}
+    mcs = {"kind": "mcs", "name": "mcs", "node": "sw", "common_buffer": common, "ack": "min"}
     if scheme == "epd_spd":
         mcs.update({"spd": True, "spd_threshold": buffer // 2})
     els = [{"kind": "aal5", "name": f"aal5-{x}", "node": x} for x in snd + rcv] + [mcs]
