@@ -116,8 +116,10 @@ class EIMD(Paper):
                       "from a huge ssthresh the first loss comes near 1/p segments and takes minutes to shed at 20 % per loss; "
                       "the flow starts above the equilibrium of eq. 7 as printed (about 11.5 Gb/s), and the warm-up (a quarter "
                       "of the run) holds its first losses"),
-            Parameter("seeds", f"{len(p['seeds200'])} at 200 Mb/s and at 2.5 Gb/s (Tables 1-2), {len(p['seeds'])} at 5 Gb/s "
-                      f"and for the sensitivity runs, {len(p['fig4_seeds'])} for Fig 4 and the scalability run", "ccsim"),
+            Parameter("seeds", f"{len(p['seeds200'])} at 200 Mb/s"
+                      + (f", {len(p['seeds25'])} at 2.5 Gb/s (Tables 1-2), {len(p['seeds'])} at 5 Gb/s and for the sensitivity "
+                         "runs" if "2.5G" in p["rates"] else "")
+                      + f", {len(p['fig4_seeds'])} for Fig 4 and the scalability run", "ccsim"),
         ]
 
     def experiments(self, mode):

@@ -50,7 +50,8 @@ MIN_IDENTICAL = 3
 
 @dataclass(frozen=True)
 class Estimate:
-    """A mean over seeds with its confidence interval (NaN bounds with fewer than 2 seeds)."""
+    """A mean over seeds with its confidence interval (NaN bounds with fewer than 2 seeds, or
+    with fewer than MIN_IDENTICAL that all agree)."""
 
     mean: float
     lo: float
