@@ -205,38 +205,33 @@ class AtmMcs(Paper):
         # Table 4 (the receivers' sensitivity) is a full-mode table: say so where it is missing.
         note = "" if any(t.id == "Table 4" for t in out) else "Table 4, the sensitivity to the number of receivers, is written in full mode."
         out.append(ReportTable("Table 5", "Beyond the paper: unicast TCP over one switch port (8 flows, 64 KB windows)", pd.DataFrame(rows), note))
-        for t, what, sweeps, caption in (
+        # Sensitivity tables (full mode): each setting's sweeps beside Table 1's, per scheme.
+        for t, what, sweeps, schemes, caption in (
                 ("Table 6", f"Sensitivity of Fig 8a to the common buffer: 5 × the window in all, {SPLIT} B per source (512 B)",
-                 [("40 KB per source (Table 1)", "b-512-{}"), (f"{SPLIT // 1024} KB per source", "b-split-512-{}")],
+                 [("40 KB per source (Table 1)", "b-512-{}"), (f"{SPLIT // 1024} KB per source", "b-split-512-{}")], S.SCHEMES,
                  "The paper's 'common buffer of 5 × the window' read as the total; 3 seeds."),
                 ("Table 7", f"Sensitivity of Fig 8a to the load: {LOAD_SENDERS} senders instead of {S.SENDERS} (512 B)",
                  [(f"{S.SENDERS} senders (Table 1)", "b-512-{}"), (f"{LOAD_SENDERS} senders", f"b-load{LOAD_SENDERS}-512-{{}}")],
-                 f"Twice the windows into every port; 3 seeds; a source's fair share of a port is {S.SENDERS / LOAD_SENDERS:g} "
-                 "of Table 1's.")):
+                 S.SCHEMES, f"Twice the windows into every port; 3 seeds; a source's fair share of a port is "
+                 f"{S.SENDERS / LOAD_SENDERS:g} of Table 1's."),
+                ("Table 8", f"Sensitivity of EPD+SPD to the re-send threshold (512 B): re-sends below {RESEND:g} × the buffer "
+                 "instead of SPD's B/2", [("re-sends below B/2 (Table 1)", "b-512-{}"), (f"re-sends below {RESEND:g} B",
+                                                                                        "b-resend-512-{}")], ("epd_spd",),
+                 "SPD and the re-sends at one threshold chase each other under load; a lower re-send mark "
+                 "(`resend_below`) is the model's alternative; 3 seeds.")):
             rows = []
             for label, pattern in sweeps:
-                for sc in S.SCHEMES:
+                for sc in schemes:
                     sw = pattern.format(sc)
                     for b in self._buffers(ctx, sw):
+                        g = lambda m: self._series(ctx, sw, m, b).mean()  # noqa: E731
+                        spd = sc == "epd_spd"
                         rows.append({"setting": label, "scheme": S.LABEL[sc], "buffer": b,
-                                     "mean (Mb/s)": f"{self._series(ctx, sw, 'eff_mean', b).mean() / 1e6:.2f}",
-                                     "slowest source (Mb/s)": f"{self._series(ctx, sw, 'eff_min', b).mean() / 1e6:.2f}",
-                                     "retx/s": f"{self._series(ctx, sw, 'retx_per_s', b).mean():.1f}",
-                                     "MCS re-sends": f"{self._series(ctx, sw, 'mcs.resent', b).mean():.0f}" if sc == "epd_spd" else ""})
+                                     "mean (Mb/s)": f"{g('eff_mean') / 1e6:.2f}", "slowest source (Mb/s)": f"{g('eff_min') / 1e6:.2f}",
+                                     "retx/s": f"{g('retx_per_s'):.1f}", "SPD takes": f"{g('mcs.spd_taken'):.0f}" if spd else "",
+                                     "MCS re-sends": f"{g('mcs.resent'):.0f}" if spd else ""})
             if any(r["setting"] != sweeps[0][0] for r in rows):
                 out.append(ReportTable(t, what, pd.DataFrame(rows), caption))
-        rows = []
-        for label, sw in (("re-sends below B/2 (Table 1)", "b-512-epd_spd"), (f"re-sends below {RESEND:g} B", "b-resend-512-epd_spd")):
-            for b in self._buffers(ctx, sw):
-                g = lambda m: self._series(ctx, sw, m, b).mean()  # noqa: E731
-                rows.append({"setting": label, "buffer": b, "mean (Mb/s)": f"{g('eff_mean') / 1e6:.2f}",
-                             "slowest source (Mb/s)": f"{g('eff_min') / 1e6:.2f}", "retx/s": f"{g('retx_per_s'):.1f}",
-                             "SPD takes": f"{g('mcs.spd_taken'):.0f}", "MCS re-sends": f"{g('mcs.resent'):.0f}"})
-        if any(r["setting"] != "re-sends below B/2 (Table 1)" for r in rows):
-            out.append(ReportTable("Table 8", f"Sensitivity of EPD+SPD to the re-send threshold (512 B): re-sends below "
-                                   f"{RESEND:g} × the buffer instead of SPD's B/2", pd.DataFrame(rows),
-                                   "SPD and the re-sends at one threshold chase each other under load; a lower re-send mark "
-                                   "(`resend_below`) is the model's alternative; 3 seeds."))
         return out
 
     # Figures ----------------------------------------------------------------------------------

@@ -303,16 +303,11 @@ class WestwoodABE(Paper):
                  ("alg1", 1e-2): "≈ 4.5, steady", ("alg1", 1e-1): "no estimate", ("alg2", 1e-4): "5, exactly",
                  ("alg2", 1e-3): "≈ 5 (like alg1)", ("alg2", 1e-2): "steadier than original, less accurate than alg1",
                  ("alg2", 1e-1): "no estimate"}
-        df = ctx.frame("westwood-abe-stats")
-        rows = []
-        if not df.empty:
-            for est in sorted(df["flows[0].cc_params.estimator"].unique()):
-                for p in sorted(df["links[1].loss.p"].unique()):
-                    where = {"links[1].loss.p": float(p), "flows[0].cc_params.estimator": est}
-                    m, sd = (Estimate.of(per_seed(df, k, **where).tolist(), within=RATE) for k in ("abe.mean_bps", "abe.std_bps"))
-                    rows.append({"estimator": est, "p": f"{p * 100:g} %", "paper (Mb/s)": paper.get((est, p), "-"),
-                                 "ABE mean (Mb/s)": m.fmt(1e6, digits=3), "ABE std over time (Mb/s)": sd.fmt(1e6, digits=3)})
-        out = [ReportTable("Table 1", "ABE after 10 s per estimator and loss rate (mean over seeds, 95 % CI)", pd.DataFrame(rows),
+        table = _ci_table(ctx.frame("westwood-abe-stats"), ["abe.mean_bps", "abe.std_bps"], ["ABE mean", "ABE std over time"])
+        if not table.empty:
+            label = {f"{p * 100:g} %": p for p in PS}
+            table.insert(2, "paper (Mb/s)", [paper.get((e, label.get(p)), "-") for e, p in zip(table["estimator"], table["p"])])
+        out = [ReportTable("Table 1", "ABE after 10 s per estimator and loss rate (mean over seeds, 95 % CI)", table,
                            "ABE counts payload bytes: a fully used 5 Mb/s link carries 4.81 Mb/s of payload (1000 of 1040 bytes).")]
         for t, sweep, what, metrics, names, note in (
                 ("Table 2", "westwood-abe-window20", "Sensitivity: receiver window 20 segments (ns-2's default window_)",
@@ -511,8 +506,7 @@ def _ci_table(df: pd.DataFrame, metrics: list[str], names: list[str]) -> pd.Data
         row = {"estimator": where[keys[0]], "p": f"{where[keys[1]] * 100:g} %"}
         row.update({_SWEPT[k]: f"{where[k]:g}" for k in keys[2:]})
         for m, name in zip(metrics, names):
-            vals = per_seed(df, m, **{k: (float(v) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool) else v)
-                                      for k, v in where.items()})
+            vals = per_seed(df, m, **where)
             row[f"{name} (Mb/s)"] = Estimate.of(vals.tolist(), within=RATE).fmt(1e6, digits=3)
         rows.append(row)
     return pd.DataFrame(rows)
