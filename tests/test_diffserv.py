@@ -40,9 +40,11 @@ meter = "out"
 """
 
 
-def run(marker, rate="2Mbps", dur=10, bneck="100Mbps", queue='{ kind = "droptail", limit = 1000 }', traces=None):
+def run(marker, rate="2Mbps", dur=10, bneck="100Mbps", queue='{ kind = "droptail", limit = 1000 }', traces=None, warmup=None):
     d = ccsim.loads(BASE.replace("MARKER", marker).replace("RATE", rate).replace("DUR", str(dur))
                     .replace("BNECK", bneck).replace("QUEUE", queue))
+    if warmup is not None:
+        d["simulation"]["warmup"] = warmup
     if traces:
         d["traces"] = traces
     return ccsim.run(d)
@@ -80,6 +82,17 @@ def test_depth_from_rtt_and_lost_tokens():
     assert lost == pytest.approx(10 * (1e6 - 0.5e6) / 8, rel=0.01)
     assert s["tokens_bytes"].max() <= 10_000
     assert colours(res)["AF13"] == 0
+    # The elements table has the same count at the run's end (no trace needed).
+    e = res.elements.set_index("element").loc["marker0"]
+    assert e["lost_token_bytes"] == pytest.approx(lost, rel=1e-9)
+
+
+def test_lost_tokens_in_the_table_count_from_the_warm_up():
+    """The elements table's `lost_token_bytes` restarts at the end of warm-up, as the
+    trace's count does: 10 s measured after 5 s of warm-up lose 10 × 0.5 Mb/s."""
+    res = run('kind = "marker"\nmeter = "token_bucket"\nrate = "1Mbps"\nrtt = "80ms"', rate="0.5Mbps", dur=15, warmup=5)
+    e = res.elements.set_index("element").loc["marker0"]
+    assert e["lost_token_bytes"] == pytest.approx(10 * (1e6 - 0.5e6) / 8, rel=0.01)
 
 
 def test_data_buffer_keeps_order_and_bounds_the_wait():

@@ -237,7 +237,7 @@ impl Element for Purge {
             self.purged += ctx.remove_from_queue(link, &mut |q| q.flow == lowest, DropReason::Selective) as u64;
         }
     }
-    fn summary(&self) -> Vec<(&'static str, f64)> {
+    fn summary(&self, _now: ccsim_core::units::Time) -> Vec<(&'static str, f64)> {
         vec![("purged", self.purged as f64)]
     }
 }

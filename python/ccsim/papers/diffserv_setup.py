@@ -78,7 +78,9 @@ def target(as_rates: list[float], n: int, capacity: float) -> list[float]:
 
 
 def metrics(res) -> dict:
-    """Per flow: goodput and the goodput of its IN (AF11) packets over the measured span."""
+    """Per flow: goodput and the goodput of its IN (AF11) packets over the measured span;
+    per AS marker (`m<i>`, flow `as<i>`): the tokens it lost (arriving at a full bucket) in
+    that span, in bit/s (`lost.as<i>`, Figs 3-4)."""
     meta = res.meta
     span = float(meta["sim_time_s"]) - float(res.scenario["simulation"].get("warmup", 0))
     f = res.tables["flows"].to_pandas().set_index("name")
@@ -89,4 +91,7 @@ def metrics(res) -> dict:
         sel = fc[(fc["flow"] == name) & (fc["class_name"] == "AF11")]
         # delivered_payload counts duplicates too; IN packets are rarely retransmitted.
         out[f"in.{name}"] = float(sel["delivered_payload"].sum()) * 8 / span if len(sel) else 0.0
+    els = res.tables["elements"].to_pandas()
+    for _, e in els[els["element"].str.match(r"^m\d+$")].iterrows():
+        out[f"lost.as{e['element'][1:]}"] = float(e["lost_token_bytes"]) * 8 / span
     return out

@@ -198,7 +198,7 @@ impl Element for Aal5 {
         (self.rx.held, self.rx.held as u64 * CELL_BYTES as u64)
     }
 
-    fn summary(&self) -> Vec<(&'static str, f64)> {
+    fn summary(&self, _now: crate::units::Time) -> Vec<(&'static str, f64)> {
         let c = self.c;
         vec![
             ("frames_segmented", c.frames_segmented as f64),

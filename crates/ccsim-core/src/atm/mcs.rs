@@ -401,7 +401,7 @@ impl Element for Mcs {
         (frames + self.data.held + self.acks.held, bytes + 53 * (self.data.held + self.acks.held) as u64)
     }
 
-    fn summary(&self) -> Vec<(&'static str, f64)> {
+    fn summary(&self, _now: crate::units::Time) -> Vec<(&'static str, f64)> {
         let c = self.c;
         vec![
             ("frames_received", c.frames_received as f64),

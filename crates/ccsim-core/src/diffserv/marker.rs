@@ -352,8 +352,9 @@ impl Element for Marker {
         ]);
     }
 
-    fn summary(&self) -> Vec<(&'static str, f64)> {
+    fn summary(&self, now: Time) -> Vec<(&'static str, f64)> {
         vec![
+            ("lost_token_bytes", self.buckets(now).1 - self.lost_before),
             ("green_pkts", self.counts[0] as f64),
             ("yellow_pkts", self.counts[1] as f64),
             ("red_pkts", self.counts[2] as f64),

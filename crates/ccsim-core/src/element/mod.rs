@@ -78,8 +78,8 @@ pub trait Element: Send {
     }
     /// Appends the current values of [`Element::probe_names`] (at time `now`).
     fn probe(&self, _now: crate::units::Time, _out: &mut Vec<f64>) {}
-    /// Element-specific columns for the elements table.
-    fn summary(&self) -> Vec<(&'static str, f64)> {
+    /// Element-specific columns for the elements table, at the run's end `now`.
+    fn summary(&self, _now: crate::units::Time) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
     /// Warm-up ended at `now`: every counter of [`Element::summary`] restarts (a maximum

@@ -84,7 +84,7 @@ impl Element for Policer {
     fn probe(&self, now: Time, out: &mut Vec<f64>) {
         out.extend([self.bucket.bytes_at(now), self.conform as f64, self.exceed as f64]);
     }
-    fn summary(&self) -> Vec<(&'static str, f64)> {
+    fn summary(&self, _now: crate::units::Time) -> Vec<(&'static str, f64)> {
         vec![("conform_pkts", self.conform as f64), ("exceed_pkts", self.exceed as f64)]
     }
     fn restart_counters(&mut self, _now: Time) {

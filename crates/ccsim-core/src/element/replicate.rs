@@ -52,7 +52,7 @@ impl Element for Replicate {
         }
         ctx.send_on(self.branches[last], p);
     }
-    fn summary(&self) -> Vec<(&'static str, f64)> {
+    fn summary(&self, _now: crate::units::Time) -> Vec<(&'static str, f64)> {
         vec![("replicated_pkts", self.replicated as f64)]
     }
     fn restart_counters(&mut self, _now: crate::units::Time) {

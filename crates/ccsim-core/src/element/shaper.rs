@@ -134,7 +134,7 @@ impl Element for Shaper {
     fn probe(&self, now: Time, out: &mut Vec<f64>) {
         out.extend([self.bucket.bytes_at(now), self.q.len() as f64, self.qbytes as f64]);
     }
-    fn summary(&self) -> Vec<(&'static str, f64)> {
+    fn summary(&self, _now: crate::units::Time) -> Vec<(&'static str, f64)> {
         vec![("max_queue_bytes", self.max_qbytes as f64)]
     }
     fn restart_counters(&mut self, _now: Time) {

@@ -317,6 +317,7 @@ impl Simulation {
 impl Simulation {
     /// The elements table (see [`Results::elements`]).
     fn element_table(&self) -> Table {
+        let now = self.core.sched.now();
         let els = &self.elements;
         let nodes = &self.core.net.nodes;
         let mut t = Table::default();
@@ -336,7 +337,7 @@ impl Simulation {
         t.push("consumed", i64col(&|e| e.stats.consumed as i64));
         t.push("held_pkts", i64col(&|e| e.elem.held().0 as i64));
         t.push("max_held_pkts", i64col(&|e| e.stats.max_held as i64));
-        push_summaries(&mut t, els.iter().map(|e| e.elem.summary()));
+        push_summaries(&mut t, els.iter().map(|e| e.elem.summary(now)));
         t
     }
 
