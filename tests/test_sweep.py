@@ -607,7 +607,7 @@ def test_reproduce_westwood_abe_quick(tmp_path, cli):
     r = cli("reproduce", "westwood-abe", "--quick", "--out", tmp_path / "c", "-q", "--workers", "2", timeout=900)
     assert r.returncode == 0, r.stderr
     md = (tmp_path / "c" / "report.md").read_text()
-    for i in range(1, 10):
+    for i in range(1, 11):
         assert any(f"### C{i}: {v}" in md for v in ("holds", "does not hold", "inconclusive")), f"C{i} has no verdict"
     for fig in ("fig2", "fig3", "fig5", "fig6", "fig7", "fig8"):
         assert (tmp_path / "c" / "figures" / f"{fig}.png").stat().st_size > 10_000
