@@ -260,6 +260,21 @@ def test_ack_all_forwards_every_receivers_ack():
     assert m["acks_absorbed"] == 0 and m["acks_forwarded"] > 2.5 * m["frames_received"]
 
 
+@pytest.mark.parametrize("n, size", [(3, 512), (5, 512), (5, 8192)])
+def test_spd_resends_nothing_where_no_port_drops(n, size):
+    """A copy is refused only when its port drops one of its cells. The test had been the
+    port's queue length, which a cell starting its transmission during the copy's enqueue
+    (an idle port, or a cell ending at that instant: every link here is OC-3c) also lowers:
+    with five 512-byte senders the server re-sent 15 copies the ports had taken whole and a
+    source retransmitted 6 segments the receivers held, with no drop anywhere."""
+    res = ccsim.run(mcs_scenario("spd", buf=4000, n=n, size=size, dur=0.2))
+    assert res.queues["drops_overflow"].sum() + res.queues["drops_early"].sum() + res.queues["drops_forced"].sum() == 0
+    m = mcs_row(res)
+    assert (m["refused"], m["resent"], m["spd_taken"]) == (0, 0, 0)
+    assert res.flows["retransmitted_pkts"].sum() == 0
+    assert res.receivers["duplicate_segments"].sum() == 0
+
+
 def test_spd_takes_one_sources_frame_from_every_congested_port_and_resends_it():
     res = ccsim.run(mcs_scenario("spd", buf=500))
     m = mcs_row(res)

@@ -64,7 +64,8 @@ def base(estimator: str = "original", log: bool = False) -> dict:
 def cluster_metrics(res) -> dict:
     """Fig 3: of the samples below `LOW_SAMPLE`, the share taken within `AFTER_LOSS` of a
     drop at R0 (`cluster.low_after`), beside that share for every sample (`cluster.all_after`):
-    their ratio is how much the low samples cluster after losses."""
+    how much more often the low samples fall there is how much they cluster after losses;
+    and the median time since the last drop of each (`cluster.low_since_s`, `.all_since_s`)."""
     out = abe_metrics(res)
     b, d = res.series("flow:w:bw_samples"), res.series("drops:r0->r1")
     if b.empty or d.empty:

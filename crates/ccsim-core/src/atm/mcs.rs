@@ -203,17 +203,20 @@ pub struct Mcs {
 impl Mcs {
     /// Sends a copy of frame `i` of `flow`'s common buffer down `port`. With `resend`, a
     /// copy the port did not take whole (EPD refused it, or it overflowed) waits to be
-    /// re-sent like a frame SPD took.
+    /// re-sent like a frame SPD took. The port's own count of cells refused on arrival
+    /// tells: its queue's length does not, since a cell may start its transmission while
+    /// the copy is queued (an idle port, or one whose cell ends at this instant), which had
+    /// made copies taken whole look refused and re-sent (forty-third session).
     fn send_copy(&mut self, ctx: &mut ElemCtx, flow: u32, i: usize, port: u32) {
         let (seq, copy) = {
             let (seq, f) = &self.sources[&flow].frames[i];
             (*seq, ctx.replicate(f))
         };
-        let before = ctx.queue_len(port).0;
+        let before = ctx.arrival_drops(port);
         match segment(ctx, copy, self.cfg.llc, |ctx, cell| ctx.send_on(port, cell)) {
-            Ok(n) => {
+            Ok(_) => {
                 self.c.copies_sent += 1;
-                if self.cfg.resend && ctx.queue_len(port).0 < before + n as usize {
+                if self.cfg.resend && ctx.arrival_drops(port) > before {
                     self.c.refused += 1;
                     self.wait_for_resend(Taken { flow, seq, port });
                 }

@@ -156,6 +156,16 @@ impl<'a> ElemCtx<'a> {
         (l.qlen, l.qbytes)
     }
 
+    /// Packets the queue of `link` (a direction leaving this node) has refused on arrival
+    /// since the last restart of its counters: dropped for overflow, early or forced, not
+    /// those it took from its front nor those removed by elements. (A direction leaving an
+    /// element's node is never event-free, so its counts are up to date.)
+    pub fn arrival_drops(&self, link: u32) -> u64 {
+        let l = &self.core.net.links[link as usize];
+        debug_assert_eq!(l.from, self.node);
+        [DropReason::Overflow, DropReason::Early, DropReason::Forced].iter().map(|&r| l.stats.drops.pkts(r)).sum()
+    }
+
     /// Calls `f` with every packet waiting in the queue of `link`, in queue order.
     pub fn visit_queue(&self, link: u32, f: &mut dyn FnMut(&Packet)) {
         let c = &*self.core;
