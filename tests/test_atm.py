@@ -87,12 +87,22 @@ def test_without_loss_every_frame_arrives_whole():
     ({"epd_fraction": 1.5}, "links[5].queue.epd_fraction"),
     ({"epd_fraction": 0.5, "epd_threshold": 10}, "links[5].queue.epd_fraction"),
     ({"overflow": "red"}, "links[5].queue.overflow"),
+    # Drop from front at EPD's threshold needs EPD and a drop-from-front overflow.
+    ({"overflow": "dff_frame", "dff_at": "epd"}, "links[5].queue.dff_at"),
+    ({"epd_fraction": 0.5, "overflow": "ppd", "dff_at": "epd"}, "links[5].queue.dff_at"),
+    ({"epd_fraction": 0.5, "overflow": "dff_frame", "dff_at": "front"}, "links[5].queue.dff_at"),
 ])
 def test_cell_queue_errors_name_the_field(queue, field):
     d = scenario({})
     d["links"][5]["queue"] = {"kind": "cell", **queue}
     with pytest.raises(ccsim.ScenarioError, match=field.replace("[", r"\[").replace("]", r"\]")):
         ccsim.validate(d)
+
+
+def test_dff_at_epd_is_valid_with_epd_and_dff():
+    d = scenario({})
+    d["links"][5]["queue"] = {"kind": "cell", "limit": 100, "epd_fraction": 0.5, "overflow": "dff_frame", "dff_at": "epd"}
+    ccsim.validate(d)
 
 
 def test_aal5_errors_name_the_field():

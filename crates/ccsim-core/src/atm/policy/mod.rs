@@ -16,6 +16,9 @@
 //!
 //!   The cell lost to a full buffer counts `overflow`; the rest of a frame discarded
 //!   because of it `forced`; cells dropped from the front `front`.
+//! - **`dff_at = "epd"`** (with EPD and a `dff_*` overflow): drop from front also when EPD
+//!   refuses a frame, that is at EPD's threshold rather than at a full buffer only (a
+//!   reading of Paper B's "EPD + DFF": whole packets dropped from the front on congestion).
 //!
 //! Per-VC state (one entry per flow and destination) remembers which frame is being
 //! discarded. Packets that are not cells are queued and tail-dropped as one-cell frames.
@@ -61,6 +64,18 @@ pub struct CellQueueParams {
     /// EPD threshold, cells (none: no EPD).
     pub epd_threshold: Option<usize>,
     pub overflow: Overflow,
+    /// Where drop from front acts: at a full buffer only, or also when EPD refuses a frame.
+    pub dff_at: DffAt,
+}
+
+/// `dff_at`: where a `dff_*` overflow drops from the front.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DffAt {
+    /// When a cell finds the buffer full.
+    Overflow,
+    /// Also when EPD refuses a frame (at EPD's threshold).
+    Epd,
 }
 
 pub struct CellQueue {
@@ -78,6 +93,21 @@ impl CellQueue {
             vcs: VcTable::default(),
             removed: Vec::new(),
         }
+    }
+}
+
+impl CellQueue {
+    /// Drops from the front (the head cell, or its frame with `dff_frame`) into `dropped`;
+    /// a frame whose end-of-frame cell was not queued has its later cells discarded too.
+    /// Returns that frame's (VC, frame).
+    fn drop_front(&mut self, pool: &PacketPool, dropped: &mut Dropped) -> Option<(u64, PktId)> {
+        self.removed.clear();
+        let flagged = dff::drop_front(&mut self.fifo, pool, self.p.overflow == Overflow::DffFrame, &mut self.removed);
+        dropped.extend(self.removed.iter().map(|&r| (r, DropReason::Front)));
+        if let Some((v, f)) = flagged {
+            self.vcs.discard_frame(v, f);
+        }
+        flagged
     }
 }
 
@@ -99,7 +129,11 @@ impl Queue for CellQueue {
         }
         if c.first() && epd::refuses(self.fifo.len(), self.p.epd_threshold) {
             self.vcs.start(vc, c, Discard::All);
-            return dropped.push((id, DropReason::Early));
+            dropped.push((id, DropReason::Early));
+            if self.p.dff_at == DffAt::Epd {
+                self.drop_front(pool, dropped);
+            }
+            return;
         }
         if !full {
             return self.fifo.push(id, pool);
@@ -109,11 +143,7 @@ impl Queue for CellQueue {
             Overflow::Ppd => Some(Discard::KeepLast),
             Overflow::DropRest => Some(Discard::All),
             Overflow::DffCell | Overflow::DffFrame => {
-                self.removed.clear();
-                let flagged = dff::drop_front(&mut self.fifo, pool, self.p.overflow == Overflow::DffFrame, &mut self.removed);
-                dropped.extend(self.removed.iter().map(|&r| (r, DropReason::Front)));
-                if let Some((v, f)) = flagged {
-                    self.vcs.discard_frame(v, f);
+                if let Some((v, f)) = self.drop_front(pool, dropped) {
                     if (v, f) == (vc, c.frame) {
                         // The arrival's own frame went from the front: it goes too.
                         self.vcs.discards(vc, c);
@@ -157,7 +187,8 @@ impl QueueConfig for CellQueueParams {
 
 /// Scenario: `{ kind = "cell", limit = 1000 (cells), epd_threshold = 500 (cells) or
 /// epd_fraction = 0.5 (of limit), overflow = "tail" | "ppd" | "drop_rest" | "dff_cell" |
-/// "dff_frame" }` (default: no EPD, `tail`).
+/// "dff_frame", dff_at = "overflow" | "epd" }` (default: no EPD, `tail`, drop from front at a
+/// full buffer only).
 pub fn parse(o: &mut Obj, _link: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn QueueConfig>> {
     let limit = o.int("limit", 1, 1 << 32, errs).map_or(crate::queue::DEFAULT_QUEUE_LIMIT as usize, |l| l as usize);
     let cells = o.int("epd_threshold", 0, 1 << 32, errs).map(|t| t as usize);
@@ -169,7 +200,11 @@ pub fn parse(o: &mut Obj, _link: &LinkInfo, errs: &mut Errors) -> Option<Arc<dyn
     let names: Vec<&'static str> = OVERFLOWS.iter().map(|(n, _)| *n).collect();
     let overflow = o.choice("overflow", &names, Some("tail"), errs)?;
     let overflow = OVERFLOWS.iter().find(|(n, _)| *n == overflow).unwrap().1;
-    Some(Arc::new(CellQueueParams { limit, epd_threshold, overflow }))
+    let dff_at = if o.choice("dff_at", &["overflow", "epd"], Some("overflow"), errs)? == "epd" { DffAt::Epd } else { DffAt::Overflow };
+    if dff_at == DffAt::Epd && (epd_threshold.is_none() || !matches!(overflow, Overflow::DffCell | Overflow::DffFrame)) {
+        errs.add(o.at("dff_at"), "\"epd\" needs EPD (epd_threshold or epd_fraction) and overflow = \"dff_cell\" or \"dff_frame\"");
+    }
+    Some(Arc::new(CellQueueParams { limit, epd_threshold, overflow, dff_at }))
 }
 
 #[cfg(test)]
@@ -201,7 +236,7 @@ mod tests {
     }
 
     fn queue(limit: usize, epd: Option<usize>, overflow: Overflow) -> (CellQueue, PacketPool) {
-        (CellQueue::new(CellQueueParams { limit, epd_threshold: epd, overflow }), PacketPool::new())
+        (CellQueue::new(CellQueueParams { limit, epd_threshold: epd, overflow, dff_at: DffAt::Overflow }), PacketPool::new())
     }
 
     #[test]
@@ -270,6 +305,25 @@ mod tests {
         assert_eq!(q.len_pkts(), 3);
         // Frame 1's later cells are discarded as they come, its end-of-frame cell too.
         assert_eq!(offer(&mut q, &mut pool, 1, 2..4, 4), vec![(1, 2, "forced"), (1, 3, "forced")]);
+    }
+
+    #[test]
+    fn dff_at_epd_drops_the_head_frame_when_epd_refuses_one() {
+        let (mut q, mut pool) = queue(10, Some(3), Overflow::DffFrame);
+        q.p.dff_at = DffAt::Epd;
+        assert!(offer(&mut q, &mut pool, 1, 0..2, 2).is_empty()); // frame 1 whole
+        assert!(offer(&mut q, &mut pool, 2, 0..2, 3).is_empty()); // frame 2: cells 0, 1 of 3
+                                                                  // Frame 3 starts at 4 ≥ 3 queued: EPD refuses it, and frame 1 goes from the front.
+        let d = offer(&mut q, &mut pool, 3, 0..1, 2);
+        assert_eq!(d, vec![(3, 0, "early"), (1, 0, "front"), (1, 1, "front")]);
+        assert_eq!(q.len_pkts(), 2);
+        // Below the threshold again: frame 4 is admitted; at a full buffer nothing else changes.
+        assert!(offer(&mut q, &mut pool, 4, 0..1, 1).is_empty());
+        // Without `dff_at = "epd"`, the same refusal leaves the queue alone.
+        let (mut q, mut pool) = queue(10, Some(3), Overflow::DffFrame);
+        assert!(offer(&mut q, &mut pool, 1, 0..4, 4).is_empty());
+        assert_eq!(offer(&mut q, &mut pool, 2, 0..1, 2), vec![(2, 0, "early")]);
+        assert_eq!(q.len_pkts(), 4);
     }
 
     #[test]
