@@ -43,12 +43,18 @@ SPLIT = S.COMMON // S.SENDERS
 LOAD_SENDERS = 10
 #: ... and SPD's re-sends taken only below this fraction of the buffer (half SPD's threshold).
 RESEND = 0.25
+#: ... and finite transfers (the paper: "each sender sends the same amount of data", an
+#: amount it does not give): bytes per source, about 5 s at a fair share of a port, in runs
+#: long enough for every source to finish.
+TRANSFER = 16_000_000
+TRANSFER_DURATION = 120.0
 
 
 def _mcs_sweep(name, scheme, size, p, receivers=S.RECEIVERS, seeds=None, senders=S.SENDERS, common=S.COMMON,
-               resend_fraction=None):
-    base = S.scenario(scheme, p["buffers"][0], size, receivers=receivers, senders=senders, duration=p["dur"],
-                      warmup=p["warm"], common=common)
+               resend_fraction=None, transfer=None, dff_at="overflow"):
+    dur, warm = (TRANSFER_DURATION, 0.0) if transfer else (p["dur"], p["warm"])
+    base = S.scenario(scheme, p["buffers"][0], size, receivers=receivers, senders=senders, duration=dur,
+                      warmup=warm, common=common, transfer=transfer, dff_at=dff_at)
     n = senders
     grid = {f"links[{n + j}].queue.limit": list(p["buffers"]) for j in range(receivers)}
     if scheme == "epd_spd":
@@ -91,7 +97,8 @@ class AtmMcs(Paper):
                       "EPD at 0.5 × buffer (PPD behind it) + SPD at the same threshold",
                       "paper (when drop from front acts, PPD behind EPD: ccsim's reading)",
                       "the paper drops from the front 'at congestion'; with EPD at half the buffer a port is never full here, so "
-                      "drop from front never acts and EPD+DFF runs as EPD alone (Table 3)"),
+                      "drop from front never acts and EPD+DFF runs as EPD alone (Table 3); Table 10 (full mode) drops from "
+                      "the front at EPD's threshold instead"),
             Parameter("packets", "TCP payload 512 B or 8192 B + 40 B TCP/IP headers: 12 or 172 cells (AAL5, no LLC/SNAP)",
                       "paper (headers on top: ccsim)", "the paper does not say whether its sizes include headers"),
             Parameter("TCP", "BSD 4.3 Tahoe: window 8 KB (16 or 1 segments), fast retransmit after 3 duplicate ACKs, no fast "
@@ -103,8 +110,9 @@ class AtmMcs(Paper):
                       f"the paper's buffer may be the total: Table 6 splits it, {SPLIT} B per source; the paper does not say "
                       "how ACKs reach the sender (docs/models/atm.md) nor what carries the server's re-sends"),
             Parameter("traffic", "persistent FTP from every sender, starting within 10 ms", "ccsim's deviation",
-                      "the paper: each sender sends the same amount of data (a finite transfer), not modelled here; with "
-                      "persistent sources every port stays busy, which may be why the mean throughputs do not separate"),
+                      "the paper: each sender sends the same amount of data (a finite transfer, amount not given); with "
+                      "persistent sources every port stays busy, which may be why the mean throughputs do not separate. "
+                      f"Table 9 (full mode) runs finite transfers of {TRANSFER / 1e6:g} MB per source instead"),
             Parameter("effective throughput", "per source: the mean over its receivers of the goodput of whole, new packets", "paper"),
             Parameter("duration", f"{p['dur']:g} s, measured after {p['warm']:g} s", "ccsim default", "paper silent"),
             Parameter("seeds", len(p["seeds"]), "ccsim", "the seed draws the start offsets"),
@@ -120,6 +128,10 @@ class AtmMcs(Paper):
             out += [_mcs_sweep(f"b-load{LOAD_SENDERS}-512-{s}", s, 512, p, seeds=p["sens_seeds"], senders=LOAD_SENDERS)
                     for s in S.SCHEMES]
             out.append(_mcs_sweep("b-resend-512-epd_spd", "epd_spd", 512, p, seeds=p["sens_seeds"], resend_fraction=RESEND))
+            out += [_mcs_sweep(f"b-fin-{size}-{s}", s, size, p, seeds=p["sens_seeds"], transfer=TRANSFER)
+                    for size in S.SIZES for s in S.SCHEMES]
+            out += [_mcs_sweep(f"b-dffepd-{size}-epd_dff", "epd_dff", size, p, seeds=p["sens_seeds"], dff_at="epd")
+                    for size in S.SIZES]
         out += [_uni_sweep(f"b-uni-{size}-{pol}", pol, size, p) for size in S.SIZES for pol in ("tail", "ppd", "epd")]
         for size in S.SIZES:
             for s in S.SCHEMES:
@@ -232,6 +244,45 @@ class AtmMcs(Paper):
                                      "MCS re-sends": f"{g('mcs.resent'):.0f}" if spd else ""})
             if any(r["setting"] != sweeps[0][0] for r in rows):
                 out.append(ReportTable(t, what, pd.DataFrame(rows), caption))
+        rows = []
+        for size in S.SIZES:
+            for sc in S.SCHEMES:
+                sw = f"b-fin-{size}-{sc}"
+                for b in self._buffers(ctx, sw):
+                    g = lambda m: self._series(ctx, sw, m, b)  # noqa: E731
+                    rows.append({"packets": _size_label(size), "scheme": S.LABEL[sc], "buffer": b,
+                                 "mean per source (Mb/s)": Estimate.of(g("fin_mean").tolist(), within=RATE).fmt(1e6, digits=2),
+                                 "slowest source (Mb/s)": f"{g('fin_min').mean() / 1e6:.2f}",
+                                 "last source done (s)": f"{g('fin_last_s').mean():.2f}",
+                                 "retransmissions": f"{g('fin_retx').mean():.0f}",
+                                 "unfinished sources (all seeds)": f"{g('fin_incomplete').sum():.0f}"})
+        if rows:
+            out.append(ReportTable("Table 9", f"Sensitivity of Fig 8 to the traffic: each source sends {TRANSFER / 1e6:g} MB and stops",
+                                   pd.DataFrame(rows),
+                                   "The paper: 'each sender sends the same amount of data' (the amount is not given). A source's "
+                                   "effective throughput is its data over the time until every receiver held its last byte (its "
+                                   f"last ACK); mean over sources with its 95 % CI over {len(_plan('full')['sens_seeds'])} seeds; "
+                                   f"runs of {TRANSFER_DURATION:g} s, retransmissions are the sources' over the whole transfer; a "
+                                   "run with a source unfinished at the end has no mean, slowest source or last finish."))
+        rows = []
+        for size in S.SIZES:
+            for label, sw in (("tail drop", f"b-{size}-tail"), ("EPD+DFF, DFF at a full buffer", f"b-{size}-epd_dff"),
+                              ("EPD+DFF, DFF at EPD's threshold", f"b-dffepd-{size}-epd_dff"), ("EPD+SPD", f"b-{size}-epd_spd")):
+                for b in self._buffers(ctx, f"b-dffepd-{size}-epd_dff"):
+                    g = lambda m: self._series(ctx, sw, m, b)  # noqa: E731
+                    rows.append({"packets": _size_label(size), "scheme": label, "buffer": b,
+                                 "mean (Mb/s)": Estimate.of(g("eff_mean").tolist(), within=RATE).fmt(1e6, digits=2),
+                                 "slowest source (Mb/s)": f"{g('eff_min').mean() / 1e6:.2f}", "retx/s": f"{g('retx_per_s').mean():.1f}",
+                                 "drop from front (cells)": f"{g('port.drops_front').mean():.0f}",
+                                 "frames corrupted": f"{g('frames_corrupted').mean():.0f}", "cells wasted": f"{g('cells_wasted').mean():.0f}"})
+        if rows:
+            out.append(ReportTable("Table 10", "Sensitivity of Figs 8 and 10 to where EPD+DFF drops from the front",
+                                   pd.DataFrame(rows),
+                                   "The paper drops whole packets from the front 'on congestion'. Tables 1-2 read that as a full "
+                                   "buffer, which EPD at half the buffer never lets happen; here the port also drops its first "
+                                   "whole frame whenever EPD refuses one (`dff_at = \"epd\"`). "
+                                   f"{len(_plan('full')['sens_seeds'])} seeds for that reading; the other rows are Tables 1-2's "
+                                   f"runs ({len(_plan('full')['seeds'])} seeds). Per run, mean over seeds."))
         return out
 
     # Figures ----------------------------------------------------------------------------------
@@ -331,7 +382,7 @@ class AtmMcs(Paper):
         return v
 
     def _sensitivity(self, ctx) -> str:
-        """The reading of Tables 6 and 7 (full mode): each scheme at the smallest buffer."""
+        """The reading of Tables 6, 7 (each scheme at the smallest buffer) and 9 (full mode)."""
         parts = []
         for label, pattern in ((f"With the common buffer split ({SPLIT} B per source, Table 6)", "b-split-512-{}"),
                                (f"With {LOAD_SENDERS} senders (Table 7)", f"b-load{LOAD_SENDERS}-512-{{}}")):
@@ -344,7 +395,34 @@ class AtmMcs(Paper):
                 g = lambda m: self._series(ctx, pattern.format(sc), m, b).mean()  # noqa: E731
                 cells.append(f"{S.LABEL[sc]} {g('eff_mean') / 1e6:.2f} / {g('eff_min') / 1e6:.2f} Mb/s, {g('retx_per_s'):.1f}/s")
             parts.append(f"{label}, at {b} cells (mean / slowest source, retransmissions): " + "; ".join(cells) + ".")
-        return ("**Sensitivity** (512 B). " + " ".join(parts) + "\n\n") if parts else ""
+        fin = []
+        for size in S.SIZES:
+            m = {sc: self._over_buffers(ctx, f"b-fin-{size}-{sc}", "fin_mean").mean() / 1e6 for sc in S.SCHEMES}
+            last = {sc: self._over_buffers(ctx, f"b-fin-{size}-{sc}", "fin_last_s").mean() for sc in S.SCHEMES}
+            if any(x != x for x in list(m.values()) + list(last.values())):
+                continue
+            paper = m["epd_spd"] > m["epd_dff"] > m["tail"]
+            fin.append(f"{_size_label(size)}: mean per source " + ", ".join(f"{S.LABEL[sc]} {m[sc]:.2f}" for sc in S.SCHEMES)
+                       + " Mb/s, the last source done after " + ", ".join(f"{last[sc]:.2f}" for sc in S.SCHEMES) + " s"
+                       + (" (the paper's order, in these point means)" if paper else
+                          " (not the paper's order, EPD+SPD > EPD+DFF > tail drop, in these point means)"))
+        for size in S.SIZES:
+            sws = {"tail": f"b-{size}-tail", "dff": f"b-{size}-epd_dff", "dffepd": f"b-dffepd-{size}-epd_dff", "spd": f"b-{size}-epd_spd"}
+            if not self._buffers(ctx, sws["dffepd"]):
+                continue
+            # The same seeds for every scheme: the sensitivity run's.
+            seeds = self._over_buffers(ctx, sws["dffepd"], "eff_mean").index
+            m = {k: self._over_buffers(ctx, sw, "eff_mean").reindex(seeds).mean() / 1e6 for k, sw in sws.items()}
+            r = {k: self._over_buffers(ctx, sw, "retx_per_s").reindex(seeds).mean() for k, sw in sws.items()}
+            parts.append(f"With drop from front at EPD's threshold (Table 10), {_size_label(size)}, averaged over the buffers "
+                         f"and the same {len(seeds)} seeds: "
+                         f"EPD+DFF {m['dffepd']:.2f} Mb/s and {r['dffepd']:.1f} retransmissions/s, against {m['dff']:.2f} and "
+                         f"{r['dff']:.1f}/s with it at a full buffer (tail drop {m['tail']:.2f}, {r['tail']:.1f}/s; EPD+SPD "
+                         f"{m['spd']:.2f}, {r['spd']:.1f}/s).")
+        if fin:
+            parts.append(f"With finite transfers of {TRANSFER / 1e6:g} MB per source (Table 9), averaged over the buffers: "
+                         + "; ".join(fin) + ".")
+        return ("**Sensitivity** (512 B unless said). " + " ".join(parts) + "\n\n") if parts else ""
 
     def discussion(self, ctx):
         rows = {c.id: c for c in self.claims(ctx)}

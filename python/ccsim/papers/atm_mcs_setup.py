@@ -12,6 +12,10 @@ parameter table.
 
 from __future__ import annotations
 
+import math
+
+import pandas as pd
+
 OC3C = "149.76Mbps"
 DELAY = "5us"
 SENDERS = 5
@@ -37,12 +41,13 @@ START_JITTER = 0.01
 BIG = {"kind": "droptail", "limit": 100000}
 
 
-def port_queue(scheme: str, buffer: int) -> dict:
+def port_queue(scheme: str, buffer: int, dff_at: str = "overflow") -> dict:
     """A receiver's output port: tail drop; EPD at half the buffer with frame-level drop
-    from front; or EPD with PPD behind it (SPD acts from the MCS)."""
+    from front (at a full buffer, or with `dff_at = "epd"` also whenever EPD refuses a
+    frame); or EPD with PPD behind it (SPD acts from the MCS)."""
     q = {"kind": "cell", "limit": buffer}
     if scheme == "epd_dff":
-        q.update({"epd_fraction": 0.5, "overflow": "dff_frame"})
+        q.update({"epd_fraction": 0.5, "overflow": "dff_frame", **({"dff_at": dff_at} if dff_at != "overflow" else {})})
     elif scheme in ("epd_spd", "epd"):
         q.update({"epd_fraction": 0.5, "overflow": "ppd"})
     elif scheme == "ppd":
@@ -51,16 +56,19 @@ def port_queue(scheme: str, buffer: int) -> dict:
 
 
 def scenario(scheme: str, buffer: int, size: int, *, receivers: int = RECEIVERS, senders: int = SENDERS,
-             duration: float = 30.0, warmup: float = 2.0, trace: bool = False, common: int = COMMON) -> dict:
+             duration: float = 30.0, warmup: float = 2.0, trace: bool = False, common: int = COMMON,
+             transfer: int | None = None, dff_at: str = "overflow") -> dict:
     """Paper B's set-up: `senders` TCP sources multicasting to `receivers` through the MCS,
-    whose common buffer holds `common` bytes per source."""
+    whose common buffer holds `common` bytes per source; `transfer`: each source sends that
+    many bytes and stops (the paper's "each sender sends the same amount of data"), instead
+    of a persistent source; `dff_at`: where EPD+DFF's ports drop from the front."""
     snd, rcv = [f"s{i}" for i in range(senders)], [f"r{j}" for j in range(receivers)]
     links = [{"a": s, "b": "sw", "rate": OC3C, "delay": DELAY, "queue": BIG, "reverse_queue": BIG} for s in snd]
-    links += [{"a": "sw", "b": r, "rate": OC3C, "delay": DELAY, "queue": port_queue(scheme, buffer), "reverse_queue": BIG}
+    links += [{"a": "sw", "b": r, "rate": OC3C, "delay": DELAY, "queue": port_queue(scheme, buffer, dff_at), "reverse_queue": BIG}
               for r in rcv]
     win = max(1, WINDOW // size)
-    flows = [{**TCP, "name": f"f{i}", "src": s, "dst": rcv, "mss": size, "window": win, "start_jitter": START_JITTER}
-             for i, s in enumerate(snd)]
+    flows = [{**TCP, "name": f"f{i}", "src": s, "dst": rcv, "mss": size, "window": win, "start_jitter": START_JITTER,
+              **({"bytes": transfer} if transfer else {})} for i, s in enumerate(snd)]
     mcs = {"kind": "mcs", "name": "mcs", "node": "sw", "common_buffer": common, "ack": "min"}
     if scheme == "epd_spd":
         mcs.update({"spd": True, "spd_threshold": buffer // 2})
@@ -101,6 +109,18 @@ def metrics(res) -> dict:
            "retx_per_s": float(f["retransmitted_pkts"].sum()) / span, "timeouts": float(f["timeouts"].sum())}
     for name, v in eff.items():
         out[f"eff.{name}"] = float(v)
+    sizes = {fl.get("name"): fl.get("bytes") for fl in res.scenario.get("flows", [])}
+    if sizes and all(sizes.values()) and "completion_s" in f:
+        # Finite transfers: a source's effective throughput is its data over the time it
+        # took (the sender's last ACK: every receiver holds it). A source still sending at
+        # the end counts in `fin_incomplete`, and the run's other `fin_*` are then NaN (its
+        # mean and last finish would leave the slowest source out).
+        done = f["completion_s"].dropna()
+        thr = pd.Series({n: float(sizes[n]) * 8 / t for n, t in done.items()}, dtype=float)
+        whole = len(done) == len(f)
+        out.update({"fin_mean": float(thr.mean()) if whole else math.nan, "fin_min": float(thr.min()) if whole else math.nan,
+                    "fin_last_s": float(done.max()) if whole else math.nan, "fin_incomplete": float(len(f) - len(done)),
+                    "fin_retx": float(f["retransmitted_pkts"].sum())})
     a = e[e["kind"] == "aal5"]
     out["frames_corrupted"] = float(a["frames_corrupted"].sum())
     out["cells_wasted"] = float(a["cells_wasted"].sum())

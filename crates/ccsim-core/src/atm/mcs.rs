@@ -206,7 +206,8 @@ impl Mcs {
     /// re-sent like a frame SPD took. The port's own count of cells refused on arrival
     /// tells: its queue's length does not, since a cell may start its transmission while
     /// the copy is queued (an idle port, or one whose cell ends at this instant), which had
-    /// made copies taken whole look refused and re-sent (forty-third session).
+    /// made copies taken whole look refused and re-sent (forty-third session). (On a
+    /// drop-from-front port, a copy's own cells taken from the front are not counted.)
     fn send_copy(&mut self, ctx: &mut ElemCtx, flow: u32, i: usize, port: u32) {
         let (seq, copy) = {
             let (seq, f) = &self.sources[&flow].frames[i];

@@ -26,6 +26,22 @@ pub fn drop_front(fifo: &mut Fifo, pool: &PacketPool, frame: bool, removed: &mut
     (!ended).then_some((vc, info.frame))
 }
 
+/// Drops from `fifo` into `removed` the first frame whose first cell is still queued — a
+/// whole packet, not the rest of one already partly sent, whose loss would also merge its
+/// sent cells with the next frame at the receiver — every queued cell of it. Returns its
+/// (VC, frame) when its end-of-frame cell was not among those removed (its later cells
+/// must then be discarded). Nothing goes if no frame is queued from its first cell.
+pub fn drop_first_whole(fifo: &mut Fifo, pool: &PacketPool, removed: &mut Vec<PktId>) -> Option<(u64, PktId)> {
+    let (vc, frame) = fifo.iter().find_map(|id| {
+        let p = pool.get(id);
+        CellInfo::of(p).filter(|c| c.first()).map(|c| (vc_of(p), c.frame))
+    })?;
+    let before = removed.len();
+    fifo.remove_where(pool, &mut |p| CellInfo::of(p).is_some_and(|c| c.frame == frame) && vc_of(p) == vc, removed);
+    let ended = removed[before..].iter().any(|&id| CellInfo::of(pool.get(id)).is_some_and(|c| c.last()));
+    (!ended).then_some((vc, frame))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -37,6 +53,22 @@ mod tests {
             let id = pool.alloc(Packet { kind: Kind::Cell, size: 53, flow: frame, aux, ..Default::default() });
             fifo.push(id, pool);
         }
+    }
+
+    #[test]
+    fn a_whole_frame_leaves_a_partly_sent_one_alone() {
+        let (mut pool, mut fifo, mut out) = (PacketPool::new(), Fifo::with_capacity(8), Vec::new());
+        cells(&mut pool, &mut fifo, 1, 2..4, 4); // frame 1: its cells 0, 1 already sent
+        cells(&mut pool, &mut fifo, 2, 0..2, 3); // frame 2: cells 0, 1 of 3, the last to come
+        cells(&mut pool, &mut fifo, 3, 0..1, 1);
+        assert_eq!(drop_first_whole(&mut fifo, &pool, &mut out), Some((2u64 << 32, 2)));
+        assert_eq!(out.len(), 2, "frame 2's queued cells");
+        assert_eq!(fifo.len(), 3, "frame 1's rest and frame 3 stay");
+        out.clear();
+        assert_eq!(drop_first_whole(&mut fifo, &pool, &mut out), None, "frame 3 is whole: nothing to flag");
+        assert_eq!((out.len(), fifo.len()), (1, 2));
+        assert_eq!(drop_first_whole(&mut fifo, &pool, &mut out), None, "only a partly sent frame left");
+        assert_eq!(fifo.len(), 2);
     }
 
     #[test]

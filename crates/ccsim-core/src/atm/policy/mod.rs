@@ -18,7 +18,9 @@
 //!   because of it `forced`; cells dropped from the front `front`.
 //! - **`dff_at = "epd"`** (with EPD and a `dff_*` overflow): drop from front also when EPD
 //!   refuses a frame, that is at EPD's threshold rather than at a full buffer only (a
-//!   reading of Paper B's "EPD + DFF": whole packets dropped from the front on congestion).
+//!   reading of Paper B's "EPD + DFF": whole packets dropped from the front on congestion):
+//!   with `dff_frame` the first frame queued from its first cell goes, not the rest of one
+//!   partly sent.
 //!
 //! Per-VC state (one entry per flow and destination) remembers which frame is being
 //! discarded. Packets that are not cells are queued and tail-dropped as one-cell frames.
@@ -111,6 +113,24 @@ impl CellQueue {
     }
 }
 
+impl CellQueue {
+    /// `dff_at = "epd"`: a frame refused by EPD also costs the port the first whole frame
+    /// queued (`dff_frame`: Paper B's "whole packets dropped from the front") or the head
+    /// cell (`dff_cell`).
+    fn drop_front_at_epd(&mut self, pool: &PacketPool, dropped: &mut Dropped) {
+        if self.p.overflow != Overflow::DffFrame {
+            self.drop_front(pool, dropped);
+            return;
+        }
+        self.removed.clear();
+        let flagged = dff::drop_first_whole(&mut self.fifo, pool, &mut self.removed);
+        dropped.extend(self.removed.iter().map(|&r| (r, DropReason::Front)));
+        if let Some((v, f)) = flagged {
+            self.vcs.discard_frame(v, f);
+        }
+    }
+}
+
 impl Queue for CellQueue {
     fn enqueue(&mut self, _now: Time, id: PktId, pool: &PacketPool, dropped: &mut Dropped) {
         let pk = pool.get(id);
@@ -128,12 +148,13 @@ impl Queue for CellQueue {
             return dropped.push((id, DropReason::Forced));
         }
         if c.first() && epd::refuses(self.fifo.len(), self.p.epd_threshold) {
-            self.vcs.start(vc, c, Discard::All);
             dropped.push((id, DropReason::Early));
             if self.p.dff_at == DffAt::Epd {
-                self.drop_front(pool, dropped);
+                self.drop_front_at_epd(pool, dropped);
             }
-            return;
+            // After the drop from front's own discard: the refused frame's state wins on
+            // its VC (the head frame is on it only if an earlier end-of-frame was lost).
+            return self.vcs.start(vc, c, Discard::All);
         }
         if !full {
             return self.fifo.push(id, pool);
@@ -317,8 +338,14 @@ mod tests {
         let d = offer(&mut q, &mut pool, 3, 0..1, 2);
         assert_eq!(d, vec![(3, 0, "early"), (1, 0, "front"), (1, 1, "front")]);
         assert_eq!(q.len_pkts(), 2);
-        // Below the threshold again: frame 4 is admitted; at a full buffer nothing else changes.
+        // Below the threshold again: frame 4 is admitted.
         assert!(offer(&mut q, &mut pool, 4, 0..1, 1).is_empty());
+        // A partly sent head frame stays: the first whole frame behind it goes.
+        q.dequeue(0, &pool); // frame 2's cell 0 starts its transmission
+        assert!(offer(&mut q, &mut pool, 5, 0..2, 2).is_empty()); // 4 queued: 2.1, 4, 5.0, 5.1
+        let d = offer(&mut q, &mut pool, 6, 0..1, 2);
+        assert_eq!(d, vec![(6, 0, "early"), (4, 0, "front")]);
+        assert_eq!(q.len_pkts(), 3);
         // Without `dff_at = "epd"`, the same refusal leaves the queue alone.
         let (mut q, mut pool) = queue(10, Some(3), Overflow::DffFrame);
         assert!(offer(&mut q, &mut pool, 1, 0..4, 4).is_empty());
