@@ -581,7 +581,7 @@ def test_reproduce_diffserv_marker_quick(tmp_path, cli):
     r = cli("reproduce", "diffserv-marker", "--quick", "--out", tmp_path / "a", "-q", "--workers", "2", timeout=900)
     assert r.returncode == 0, r.stderr
     md = (tmp_path / "a" / "report.md").read_text()
-    for c in ("T1-IN", "Fig4-lost", "T1-target", "Fig5-too-large", "Fig6-token-only", "Fig6-nearer", "Fig6-best-grows", "Fig7-subscription",
+    for c in ("T1-IN", "Fig4-lost", "Fig4-smooth", "T1-target", "Fig5-too-large", "Fig6-token-only", "Fig6-nearer", "Fig6-best-grows", "Fig7-subscription",
               "Fig8-rtt"):
         assert any(f"### {c}: {v}" in md for v in ("holds", "does not hold", "inconclusive")), f"{c} has no verdict"
     assert "1.13" in md and "0.94" in md  # Table 1's paper values

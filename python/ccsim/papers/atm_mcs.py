@@ -382,7 +382,7 @@ class AtmMcs(Paper):
         return v
 
     def _sensitivity(self, ctx) -> str:
-        """The reading of Tables 6, 7 (each scheme at the smallest buffer) and 9 (full mode)."""
+        """The reading of Tables 6, 7 (each scheme at the smallest buffer), 9 and 10 (full mode)."""
         parts = []
         for label, pattern in ((f"With the common buffer split ({SPLIT} B per source, Table 6)", "b-split-512-{}"),
                                (f"With {LOAD_SENDERS} senders (Table 7)", f"b-load{LOAD_SENDERS}-512-{{}}")):

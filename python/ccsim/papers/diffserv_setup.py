@@ -22,6 +22,8 @@ TCP = {"kind": "tcp", "profile": "ns2", "recovery": "reno"}
 START_JITTER = 1.0
 #: IP bytes of a full segment (ns-2: 1000 + 40).
 PKT = 1040
+#: The series of the packets reaching AS flow 0's sender (`scenario(..., ack_trace=True)`).
+ACK_SERIES = "packets:r0->s0"
 
 
 def access_delay(rtt: float) -> str:
@@ -30,10 +32,11 @@ def access_delay(rtt: float) -> str:
 
 def scenario(as_rates: list[float], n_be: int, bottleneck: float, buffer: int, *, rtts: list[float] | None = None,
              be_rtts: list[float] | None = None, duration: float = 200.0, warmup: float = 20.0, trace: bool = False,
-             window: int | None = None, depth_factor: float = 1.0) -> dict:
+             window: int | None = None, depth_factor: float = 1.0, ack_trace: bool = False) -> dict:
     """AS flows with reservations `as_rates` (bit/s) and `n_be` BE flows; `buffer` packets
     of data buffer in each AS marker (0: the token-bucket marker); `depth_factor` scales
-    every bucket's depth (r × RTT, the paper's) for the depth sensitivity."""
+    every bucket's depth (r × RTT, the paper's) for the depth sensitivity; `ack_trace`
+    logs the packets reaching AS flow 0's sender (its ACKs: Fig 4's even ACK spacing)."""
     n_as = len(as_rates)
     rtts = rtts or [RTT] * n_as
     be_rtts = be_rtts or [RTT] * n_be
@@ -62,6 +65,8 @@ def scenario(as_rates: list[float], n_be: int, bottleneck: float, buffer: int, *
         "flows": flows,
         "elements": els,
     }
+    if ack_trace:
+        d["traces"] = [{"kind": "packets", "link": "r0->s0"}]
     if trace:
         d["simulation"]["warmup"] = 0
         d["traces"] = [{"kind": "flow", "flow": "as0", "interval": 0.05}, {"kind": "element", "element": "m0", "interval": 0.05}]
@@ -91,6 +96,14 @@ def metrics(res) -> dict:
         sel = fc[(fc["flow"] == name) & (fc["class_name"] == "AF11")]
         # delivered_payload counts duplicates too; IN packets are rarely retransmitted.
         out[f"in.{name}"] = float(sel["delivered_payload"].sum()) * 8 / span if len(sel) else 0.0
+    if ACK_SERIES in res.series_names:
+        # Fig 4: how evenly AS flow 0's ACKs reach its sender after the warm-up (the
+        # coefficient of variation of their gaps; the trace is on in its own sweep only).
+        p = res.series(ACK_SERIES)
+        warm = float(res.scenario["simulation"].get("warmup", 0))
+        t = p[(p["event"] == "r") & (p["kind"] == "ack") & (p["flow"] == 0) & (p["time"] >= warm)]["time"].to_numpy()
+        gaps = t[1:] - t[:-1]
+        out["ack_cv.as0"] = float(gaps.std() / gaps.mean()) if len(gaps) > 1 and gaps.mean() > 0 else float("nan")
     els = res.tables["elements"].to_pandas()
     for _, e in els[els["element"].str.match(r"^m\d+$")].iterrows():
         out[f"lost.as{e['element'][1:]}"] = float(e["lost_token_bytes"]) * 8 / span
