@@ -14,28 +14,28 @@ use crate::queue::Fifo;
 pub fn drop_front(fifo: &mut Fifo, pool: &PacketPool, frame: bool, removed: &mut Vec<PktId>) -> Option<(u64, PktId)> {
     let head = fifo.iter().next()?;
     let hp = pool.get(head);
-    let info = CellInfo::of(hp);
-    let (Some(info), true) = (info, frame) else {
+    let (Some(info), true) = (CellInfo::of(hp), frame) else {
         removed.push(fifo.pop(pool).expect("the head is there"));
         return None;
     };
-    let vc = vc_of(hp);
-    let before = removed.len();
-    fifo.remove_where(pool, &mut |p| CellInfo::of(p).is_some_and(|c| c.frame == info.frame) && vc_of(p) == vc, removed);
-    let ended = removed[before..].iter().any(|&id| CellInfo::of(pool.get(id)).is_some_and(|c| c.last()));
-    (!ended).then_some((vc, info.frame))
+    drop_frame(fifo, pool, vc_of(hp), info.frame, removed)
 }
 
 /// Drops from `fifo` into `removed` the first frame whose first cell is still queued — a
 /// whole packet, not the rest of one already partly sent, whose loss would also merge its
 /// sent cells with the next frame at the receiver — every queued cell of it. Returns its
-/// (VC, frame) when its end-of-frame cell was not among those removed (its later cells
-/// must then be discarded). Nothing goes if no frame is queued from its first cell.
+/// (VC, frame) as [`drop_front`] does. Nothing goes if no frame is queued from its first cell.
 pub fn drop_first_whole(fifo: &mut Fifo, pool: &PacketPool, removed: &mut Vec<PktId>) -> Option<(u64, PktId)> {
     let (vc, frame) = fifo.iter().find_map(|id| {
         let p = pool.get(id);
         CellInfo::of(p).filter(|c| c.first()).map(|c| (vc_of(p), c.frame))
     })?;
+    drop_frame(fifo, pool, vc, frame, removed)
+}
+
+/// Every queued cell of `frame` on `vc` into `removed`; its (VC, frame) when its
+/// end-of-frame cell was not among them.
+fn drop_frame(fifo: &mut Fifo, pool: &PacketPool, vc: u64, frame: PktId, removed: &mut Vec<PktId>) -> Option<(u64, PktId)> {
     let before = removed.len();
     fifo.remove_where(pool, &mut |p| CellInfo::of(p).is_some_and(|c| c.frame == frame) && vc_of(p) == vc, removed);
     let ended = removed[before..].iter().any(|&id| CellInfo::of(pool.get(id)).is_some_and(|c| c.last()));

@@ -96,38 +96,25 @@ impl CellQueue {
             removed: Vec::new(),
         }
     }
-}
 
-impl CellQueue {
-    /// Drops from the front (the head cell, or its frame with `dff_frame`) into `dropped`;
-    /// a frame whose end-of-frame cell was not queued has its later cells discarded too.
-    /// Returns that frame's (VC, frame).
-    fn drop_front(&mut self, pool: &PacketPool, dropped: &mut Dropped) -> Option<(u64, PktId)> {
+    /// Drops from the front into `dropped`: the head cell, or with `dff_frame` the head
+    /// cell's frame (`whole = false`: a full buffer) or the first frame queued from its
+    /// first cell (`whole`: `dff_at = "epd"`, Paper B's "whole packets dropped from the
+    /// front"). A frame whose end-of-frame cell was not queued has its later cells
+    /// discarded too; returns that frame's (VC, frame).
+    fn drop_front(&mut self, pool: &PacketPool, dropped: &mut Dropped, whole: bool) -> Option<(u64, PktId)> {
         self.removed.clear();
-        let flagged = dff::drop_front(&mut self.fifo, pool, self.p.overflow == Overflow::DffFrame, &mut self.removed);
+        let frame = self.p.overflow == Overflow::DffFrame;
+        let flagged = if frame && whole {
+            dff::drop_first_whole(&mut self.fifo, pool, &mut self.removed)
+        } else {
+            dff::drop_front(&mut self.fifo, pool, frame, &mut self.removed)
+        };
         dropped.extend(self.removed.iter().map(|&r| (r, DropReason::Front)));
         if let Some((v, f)) = flagged {
             self.vcs.discard_frame(v, f);
         }
         flagged
-    }
-}
-
-impl CellQueue {
-    /// `dff_at = "epd"`: a frame refused by EPD also costs the port the first whole frame
-    /// queued (`dff_frame`: Paper B's "whole packets dropped from the front") or the head
-    /// cell (`dff_cell`).
-    fn drop_front_at_epd(&mut self, pool: &PacketPool, dropped: &mut Dropped) {
-        if self.p.overflow != Overflow::DffFrame {
-            self.drop_front(pool, dropped);
-            return;
-        }
-        self.removed.clear();
-        let flagged = dff::drop_first_whole(&mut self.fifo, pool, &mut self.removed);
-        dropped.extend(self.removed.iter().map(|&r| (r, DropReason::Front)));
-        if let Some((v, f)) = flagged {
-            self.vcs.discard_frame(v, f);
-        }
     }
 }
 
@@ -150,7 +137,7 @@ impl Queue for CellQueue {
         if c.first() && epd::refuses(self.fifo.len(), self.p.epd_threshold) {
             dropped.push((id, DropReason::Early));
             if self.p.dff_at == DffAt::Epd {
-                self.drop_front_at_epd(pool, dropped);
+                self.drop_front(pool, dropped, true);
             }
             // After the drop from front's own discard: the refused frame's state wins on
             // its VC (the head frame is on it only if an earlier end-of-frame was lost).
@@ -164,7 +151,7 @@ impl Queue for CellQueue {
             Overflow::Ppd => Some(Discard::KeepLast),
             Overflow::DropRest => Some(Discard::All),
             Overflow::DffCell | Overflow::DffFrame => {
-                if let Some((v, f)) = self.drop_front(pool, dropped) {
+                if let Some((v, f)) = self.drop_front(pool, dropped, false) {
                     if (v, f) == (vc, c.frame) {
                         // The arrival's own frame went from the front: it goes too.
                         self.vcs.discards(vc, c);
